@@ -1,0 +1,227 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import {
+  auditMemoryDir,
+  checkMemoryInput,
+  formatManifestLine,
+  INDEX_FILE,
+  loadIndex,
+  MEMORY_TYPES,
+  type MemoryHeader,
+  type MemoryType,
+  readIndexRaw,
+  readMemory,
+  rebuildIndexText,
+  removeMemory,
+  saveMemory,
+  scanMemories,
+  updateIndex,
+} from '../../memdir/index.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
+import { EngramError } from '../../util/errors.js';
+import {
+  CliExit,
+  type CommonOptions,
+  memoryDirFor,
+  printJson,
+  withCommonOptions,
+} from '../common.js';
+import type { CliIo } from '../io.js';
+
+function headerJson(m: MemoryHeader) {
+  return {
+    file: m.file,
+    path: m.path,
+    type: m.type,
+    name: m.name ?? null,
+    description: m.description ?? null,
+    mtime: new Date(m.mtimeMs).toISOString(),
+    status: m.status,
+  };
+}
+
+export function registerMemoryCommands(program: Command, io: CliIo): void {
+  withCommonOptions(program.command('init'))
+    .description('create the memory directory and an empty MEMORY.md')
+    .action(async (opts: CommonOptions) => {
+      const { path } = memoryDirFor(io, opts);
+      await mkdir(path, { recursive: true, mode: 0o700 });
+      const created = (await readIndexRaw(path)) === undefined;
+      if (created) await writeFileAtomic(join(path, INDEX_FILE), '', { mode: 0o600 });
+      if (opts.json) printJson(io, { path, created });
+      else io.stdout(`${created ? 'Initialised' : 'Already initialised:'} ${path}\n`);
+    });
+
+  withCommonOptions(program.command('path'))
+    .description('print the memory directory and which source chose it')
+    .action((opts: CommonOptions) => {
+      const r = memoryDirFor(io, opts);
+      if (opts.json)
+        printJson(io, { path: r.path, source: r.source, writeWithoutPrompt: r.writeWithoutPrompt });
+      else
+        io.stdout(
+          `${r.path}\nsource: ${r.source} (${r.origin})\nwrite without prompt: ${r.writeWithoutPrompt ? 'yes' : 'no'}\n`,
+        );
+    });
+
+  withCommonOptions(program.command('add'))
+    .description('save a memory (topic file + index line)')
+    .requiredOption('--type <type>', `one of ${MEMORY_TYPES.join(', ')}`)
+    .requiredOption('--name <name>', 'short, specific title')
+    .option('--description <line>', 'one line that says what the memory is about (required)')
+    .option('--body <text>', 'the memory text')
+    .option('--body-file <file>', 'read the memory text from a file')
+    .option('--file <name.md>', 'file name inside the memory directory (default: from the name)')
+    .action(async (opts: CommonOptions & Record<string, string | undefined>) => {
+      const { path: dir } = memoryDirFor(io, opts);
+      let body = opts.body;
+      if (body === undefined && opts.bodyFile)
+        body = await readFile(resolve(io.cwd, opts.bodyFile), 'utf8');
+      if (body === undefined && !io.stdinIsTty) body = await io.readStdin();
+      const input = {
+        type: opts.type as MemoryType,
+        name: opts.name ?? '',
+        description: opts.description ?? '',
+        body: body ?? '',
+        ...(opts.file ? { file: opts.file } : {}),
+      };
+      const check = checkMemoryInput(input);
+      if (check.errors.length > 0) throw new EngramError('invalid_input', check.errors.join('\n'));
+      const result = await saveMemory(dir, input);
+      for (const w of result.warnings) io.stderr(`engram: warning: ${w}\n`);
+      if (opts.json) printJson(io, result);
+      else
+        io.stdout(`${result.created ? 'Saved' : 'Updated'} ${result.file}\n${result.indexLine}\n`);
+    });
+
+  withCommonOptions(program.command('list'))
+    .description('list memories newest first: - [type] file (ISO mtime): description')
+    .option('--all', 'include revoked memories')
+    .action(async (opts: CommonOptions & { all?: boolean }) => {
+      const { path: dir } = memoryDirFor(io, opts);
+      const scan = await scanMemories(dir);
+      const shown = opts.all ? scan.memories : scan.memories.filter((m) => m.status === 'active');
+      if (opts.json) {
+        printJson(io, {
+          memories: shown.map(headerJson),
+          total: scan.total,
+          dropped: scan.dropped,
+          cap: scan.cap,
+        });
+        return;
+      }
+      io.stdout(shown.map((m) => `${formatManifestLine(m)}\n`).join(''));
+      if (scan.dropped > 0) {
+        io.stderr(
+          `engram: ${scan.dropped} older memories not listed (scan cap ${scan.cap} of ${scan.total}).\n`,
+        );
+      }
+    });
+
+  withCommonOptions(program.command('show'))
+    .description('print one memory file')
+    .argument('<file>', 'memory file name, e.g. no-try-catch.md')
+    .action(async (file: string, opts: CommonOptions) => {
+      const { path: dir } = memoryDirFor(io, opts);
+      const doc = await readMemory(dir, file);
+      if (opts.json)
+        printJson(io, {
+          ...headerJson(doc.header),
+          frontmatter: doc.header.frontmatter,
+          body: doc.body,
+        });
+      else io.stdout(doc.content.endsWith('\n') ? doc.content : `${doc.content}\n`);
+    });
+
+  withCommonOptions(program.command('rm'))
+    .description('remove a memory file and its index line')
+    .argument('<file>', 'memory file name')
+    .action(async (file: string, opts: CommonOptions) => {
+      const { path: dir } = memoryDirFor(io, opts);
+      const { removedFile } = await removeMemory(dir, file);
+      if (!removedFile)
+        io.stderr(`engram: ${file} did not exist; removed any index line for it.\n`);
+      if (opts.json) printJson(io, { file, removedFile });
+      else io.stdout(`Removed ${file}\n`);
+    });
+
+  withCommonOptions(program.command('index'))
+    .description('show, check or rebuild MEMORY.md')
+    .option('--show', 'print the index exactly as an agent receives it (capped, with the warning)')
+    .option('--check', 'check the index against the files (exit 1 on problems)')
+    .option('--rebuild', 'rewrite the index from the memory files, keeping existing lines')
+    .action(
+      async (opts: CommonOptions & { show?: boolean; check?: boolean; rebuild?: boolean }) => {
+        const { path: dir } = memoryDirFor(io, opts);
+        const chosen = [opts.show, opts.check, opts.rebuild].filter(Boolean).length;
+        if (chosen > 1)
+          throw new EngramError('invalid_input', 'Choose one of --show, --check, --rebuild.');
+        if (opts.rebuild) {
+          const scan = await scanMemories(dir, { cap: Number.POSITIVE_INFINITY });
+          await mkdir(dir, { recursive: true, mode: 0o700 });
+          let result = rebuildIndexText('', scan.memories);
+          await updateIndex(dir, (current) => {
+            result = rebuildIndexText(current, scan.memories);
+            return result.text;
+          });
+          if (opts.json)
+            printJson(io, { added: result.added, removed: result.removed, lines: result.lines });
+          else
+            io.stdout(
+              `Rebuilt ${INDEX_FILE}: ${result.added.length} added, ${result.removed.length} removed.\n`,
+            );
+          return;
+        }
+        if (opts.check) {
+          const report = await auditMemoryDir(dir);
+          const problems = report.problems.filter((p) =>
+            [
+              'orphan',
+              'dangling_pointer',
+              'revoked_in_index',
+              'index_over_lines',
+              'index_over_bytes',
+            ].includes(p.kind),
+          );
+          if (opts.json) printJson(io, { ok: problems.length === 0, problems });
+          else
+            io.stdout(
+              problems.length === 0
+                ? `${INDEX_FILE} is consistent.\n`
+                : problems.map((p) => `${p.kind}: ${p.message}\n`).join(''),
+            );
+          if (problems.length > 0) throw new CliExit(1);
+          return;
+        }
+        const index = await loadIndex(dir);
+        if (opts.json) {
+          printJson(io, {
+            path: index.path,
+            exists: index.exists,
+            content: index.content,
+            truncated: index.truncated,
+            limitsHit: index.limitsHit,
+            totalLines: index.totalLines,
+            totalBytes: index.totalBytes,
+            keptLines: index.keptLines,
+            keptBytes: index.keptBytes,
+          });
+        } else io.stdout(index.content);
+      },
+    );
+
+  withCommonOptions(program.command('audit'))
+    .description(
+      'check the directory: orphans, dangling index lines, missing descriptions, unknown types, caps',
+    )
+    .action(async (opts: CommonOptions) => {
+      const { path: dir } = memoryDirFor(io, opts);
+      const report = await auditMemoryDir(dir);
+      if (opts.json) printJson(io, report);
+      else if (report.ok)
+        io.stdout(`OK: ${report.memories} memories, ${report.indexEntries} index lines.\n`);
+      else io.stdout(report.problems.map((p) => `${p.kind}: ${p.message}\n`).join(''));
+      if (!report.ok) throw new CliExit(1);
+    });
+}

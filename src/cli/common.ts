@@ -1,0 +1,66 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { type MemoryDirResolution, projectRoot, resolveMemoryDir } from '../memdir/index.js';
+import { EngramError } from '../util/errors.js';
+import type { CliIo } from './io.js';
+
+export interface CommonOptions {
+  dir?: string;
+  memoryDir?: string;
+  json?: boolean;
+  cwd?: string;
+}
+
+/** Thrown by a command to end with a given exit status after it printed its own output. */
+export class CliExit extends Error {
+  constructor(readonly exitCode: number) {
+    super(`exit ${exitCode}`);
+  }
+}
+
+/** Options every command shares: where the memory directory is, and machine-readable output. */
+export function withCommonOptions(command: Command): Command {
+  return command
+    .option('--dir <path>', 'use this memory directory as it is (overrides every setting)')
+    .option(
+      '--memory-dir <path>',
+      'set the memory directory like a trusted setting (absolute or ~/...)',
+    )
+    .option('--cwd <dir>', 'act as if run from this directory')
+    .option('--json', 'print machine-readable JSON');
+}
+
+export function environmentFor(io: CliIo, options: CommonOptions): CliIo {
+  return options.cwd ? { ...io, cwd: resolve(io.cwd, options.cwd) } : io;
+}
+
+/**
+ * The memory directory for this command. `--dir` names one directly (relative to cwd); otherwise
+ * the trusted-settings resolution applies and its warnings are printed once, to stderr.
+ */
+export function memoryDirFor(io: CliIo, options: CommonOptions): MemoryDirResolution {
+  const env = environmentFor(io, options);
+  if (options.dir !== undefined) {
+    if (options.dir.trim() === '' || options.dir.includes('\0')) {
+      throw new EngramError('invalid_path', '--dir needs a directory path');
+    }
+    return {
+      path: resolve(env.cwd, options.dir),
+      source: 'flag',
+      origin: '--dir',
+      writeWithoutPrompt: true,
+      projectRoot: projectRoot(env),
+      warnings: [],
+    };
+  }
+  const resolution = resolveMemoryDir(
+    env,
+    options.memoryDir !== undefined ? { flag: options.memoryDir } : {},
+  );
+  for (const w of resolution.warnings) io.stderr(`engram: warning: ${w}\n`);
+  return resolution;
+}
+
+export function printJson(io: CliIo, value: unknown): void {
+  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+}

@@ -1,0 +1,3 @@
+export * from './common.js';
+export * from './io.js';
+export * from './program.js';

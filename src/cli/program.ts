@@ -1,0 +1,48 @@
+import { Command, CommanderError } from 'commander';
+import { EngramError } from '../util/errors.js';
+import { registerMemoryCommands } from './commands/memory.js';
+import { CliExit } from './common.js';
+import type { CliIo } from './io.js';
+
+/** Exit statuses: 0 ok, 1 a check found problems or the command failed, 2 bad input, 3 not found. */
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof CliExit) return error.exitCode;
+  if (error instanceof EngramError) {
+    if (error.code === 'not_found') return 3;
+    if (['invalid_input', 'invalid_path', 'settings_error', 'refused'].includes(error.code))
+      return 2;
+    return 1;
+  }
+  return 1;
+}
+
+export function buildProgram(io: CliIo): Command {
+  const program = new Command('engram')
+    .description('Memory for AI agents: typed markdown memories, recall, budgets, freshness.')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  // Each layer registers its own commands here, one line each.
+  registerMemoryCommands(program, io);
+  return program;
+}
+
+/** Run the CLI in-process; returns the exit status instead of exiting. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const program = buildProgram(io);
+  for (const command of program.commands) command.exitOverride();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version end with code 0; usage errors were already printed by commander.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    if (error instanceof CliExit) return error.exitCode;
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`engram: ${message}\n`);
+    return exitCodeFor(error);
+  }
+}

@@ -1,0 +1,57 @@
+import type { ContentBlock, Message, Usage } from './types.js';
+
+/**
+ * The one token estimator every threshold in engram uses (session notes, compaction, budgets), so
+ * "how full is the context" is measured the same way everywhere. ~4 characters a token, corrected
+ * by the ratio observed in the last real usage when the caller has one.
+ */
+export const CHARS_PER_TOKEN = 4;
+
+export function estimateTextTokens(text: string): number {
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
+}
+
+function blockText(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+      return block.text;
+    case 'thinking':
+      return block.thinking;
+    case 'tool_use':
+      return `${block.name}${JSON.stringify(block.input ?? null)}`;
+    case 'tool_result':
+      return typeof block.content === 'string'
+        ? block.content
+        : block.content.map((b) => b.text).join('');
+  }
+}
+
+export function estimateMessageTokens(message: Message): number {
+  return message.content.reduce((sum, block) => sum + estimateTextTokens(blockText(block)), 0);
+}
+
+export interface UsageAnchor {
+  /** Number of leading messages the usage covered. */
+  messageCount: number;
+  usage: Usage;
+}
+
+/**
+ * Tokens in a conversation. With an anchor (the real usage reported for the first N messages),
+ * the total is that real count plus the estimate of what came after it.
+ */
+export function estimateMessagesTokens(messages: readonly Message[], anchor?: UsageAnchor): number {
+  if (anchor && anchor.messageCount <= messages.length) {
+    const real =
+      anchor.usage.inputTokens +
+      anchor.usage.cacheReadTokens +
+      anchor.usage.cacheWriteTokens +
+      anchor.usage.outputTokens;
+    let rest = 0;
+    for (const m of messages.slice(anchor.messageCount)) rest += estimateMessageTokens(m);
+    return real + rest;
+  }
+  let total = 0;
+  for (const m of messages) total += estimateMessageTokens(m);
+  return total;
+}

@@ -1,0 +1,142 @@
+import { readdir } from 'node:fs/promises';
+import { TEMP_PREFIX } from '../util/atomic-write.js';
+import { errnoCode } from '../util/errors.js';
+import { INDEX_FILE, INDEX_MAX_BYTES, INDEX_MAX_LINES } from './constants.js';
+import { parseIndexEntries, readIndexRaw, truncateIndex } from './index-file.js';
+import { scanMemories } from './scan.js';
+import type { MemoryHeader } from './types.js';
+
+export type AuditProblemKind =
+  | 'orphan'
+  | 'dangling_pointer'
+  | 'missing_description'
+  | 'unknown_type'
+  | 'no_frontmatter'
+  | 'index_over_lines'
+  | 'index_over_bytes'
+  | 'revoked_in_index'
+  | 'leftover_temp';
+
+export interface AuditProblem {
+  kind: AuditProblemKind;
+  /** The memory file (or MEMORY.md) concerned. */
+  file: string;
+  message: string;
+  /** 1-based index line, for pointer problems. */
+  line?: number;
+}
+
+export interface AuditReport {
+  ok: boolean;
+  dir: string;
+  memories: number;
+  indexEntries: number;
+  problems: AuditProblem[];
+}
+
+/**
+ * Check the invariants of a memory directory: every active memory has an index line, every index
+ * line points at a file, every memory can be recalled (description, known type), the index fits its
+ * caps, and no temp file from a crashed writer is left behind. Reads every header, no bodies.
+ */
+export async function auditMemoryDir(dir: string): Promise<AuditReport> {
+  const scan = await scanMemories(dir, { cap: Number.POSITIVE_INFINITY });
+  const report = auditFrom(dir, scan.memories, (await readIndexRaw(dir)) ?? '');
+  const problems = [...report.problems, ...(await leftoverTempFiles(dir))];
+  return { ...report, problems, ok: problems.length === 0 };
+}
+
+async function leftoverTempFiles(dir: string): Promise<AuditProblem[]> {
+  let names: string[] = [];
+  try {
+    names = await readdir(dir);
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw error;
+  }
+  return names
+    .filter((n) => n.startsWith(TEMP_PREFIX))
+    .map((n) => ({
+      kind: 'leftover_temp' as const,
+      file: n,
+      message: `${n} is a temp file left by an interrupted write; the file it was replacing is intact, so it can be deleted.`,
+    }));
+}
+
+/** The audit's decisions from already-read data. Pure. */
+export function auditFrom(dir: string, memories: MemoryHeader[], indexText: string): AuditReport {
+  const problems: AuditProblem[] = [];
+  const entries = parseIndexEntries(indexText);
+  const byFile = new Map(memories.map((m) => [m.file, m]));
+  const indexed = new Set(entries.map((e) => e.file));
+  for (const entry of entries) {
+    const memory = byFile.get(entry.file);
+    if (!memory) {
+      problems.push({
+        kind: 'dangling_pointer',
+        file: entry.file,
+        line: entry.line + 1,
+        message: `${INDEX_FILE} line ${entry.line + 1} points at ${entry.file}, which does not exist.`,
+      });
+    } else if (memory.status === 'revoked') {
+      problems.push({
+        kind: 'revoked_in_index',
+        file: entry.file,
+        line: entry.line + 1,
+        message: `${entry.file} is revoked but still listed on ${INDEX_FILE} line ${entry.line + 1}.`,
+      });
+    }
+  }
+  for (const m of memories) {
+    if (m.status === 'active' && !indexed.has(m.file)) {
+      problems.push({
+        kind: 'orphan',
+        file: m.file,
+        message: `${m.file} has no line in ${INDEX_FILE}.`,
+      });
+    }
+    if (!m.hasFrontmatter) {
+      problems.push({
+        kind: 'no_frontmatter',
+        file: m.file,
+        message: `${m.file} has no frontmatter closing within its first 30 lines, so it cannot be recalled.`,
+      });
+    } else {
+      if (!m.description) {
+        problems.push({
+          kind: 'missing_description',
+          file: m.file,
+          message: `${m.file} has no description; recall decides from that line alone, so it is never recalled.`,
+        });
+      }
+      if (m.type === 'unknown') {
+        problems.push({
+          kind: 'unknown_type',
+          file: m.file,
+          message: `${m.file} has a missing or unknown type (${JSON.stringify(m.frontmatter.type ?? null)}); use user, feedback, project or reference.`,
+        });
+      }
+    }
+  }
+  const capped = truncateIndex(indexText);
+  if (capped.limitsHit.includes('lines')) {
+    problems.push({
+      kind: 'index_over_lines',
+      file: INDEX_FILE,
+      message: `${INDEX_FILE} has ${capped.totalLines} lines; only ${INDEX_MAX_LINES} are loaded.`,
+    });
+  }
+  if (capped.totalBytes > INDEX_MAX_BYTES) {
+    problems.push({
+      kind: 'index_over_bytes',
+      file: INDEX_FILE,
+      message: `${INDEX_FILE} is ${capped.totalBytes} bytes; only ${INDEX_MAX_BYTES} are loaded.`,
+    });
+  }
+  return {
+    ok: problems.length === 0,
+    dir,
+    memories: memories.length,
+    indexEntries: entries.length,
+    problems,
+  };
+}

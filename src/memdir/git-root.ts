@@ -1,0 +1,51 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+
+export interface GitLocation {
+  /** The checkout that contains `cwd` (a worktree's own top folder for linked worktrees). */
+  topLevel: string;
+  /** The main checkout: shared by all worktrees of one repository. */
+  commonRoot: string;
+  /** True when `topLevel` is a linked worktree (its `.git` is a file). */
+  isWorktree: boolean;
+}
+
+/** Find the git checkout containing `cwd` without running git (fast and works without git installed). */
+export function findGitLocation(cwd: string): GitLocation | undefined {
+  let dir = resolve(cwd);
+  for (;;) {
+    const dotGit = join(dir, '.git');
+    if (existsSync(dotGit)) {
+      const info = statSync(dotGit);
+      if (info.isDirectory()) return { topLevel: dir, commonRoot: dir, isWorktree: false };
+      const common = worktreeCommonRoot(dir, dotGit);
+      if (common) return { topLevel: dir, commonRoot: common, isWorktree: true };
+      return { topLevel: dir, commonRoot: dir, isWorktree: false };
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** `.git` file → `gitdir: <main>/.git/worktrees/<name>` → commondir → main checkout. */
+function worktreeCommonRoot(dir: string, dotGitFile: string): string | undefined {
+  try {
+    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGitFile, 'utf8'));
+    if (!m?.[1]) return undefined;
+    const gitDir = isAbsolute(m[1].trim()) ? m[1].trim() : resolve(dir, m[1].trim());
+    let commonDir = gitDir;
+    const commonFile = join(gitDir, 'commondir');
+    if (existsSync(commonFile))
+      commonDir = resolve(gitDir, readFileSync(commonFile, 'utf8').trim());
+    else if (/[\\/]worktrees[\\/][^\\/]+$/.test(gitDir)) commonDir = dirname(dirname(gitDir));
+    return commonDir.endsWith('.git') ? dirname(commonDir) : commonDir;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `/home/me/src/app` → `-home-me-src-app` (Claude Code's project-folder convention). Pure. */
+export function sanitizeProjectPath(path: string): string {
+  return path.replace(/[^a-zA-Z0-9]/g, '-');
+}

@@ -1,0 +1,213 @@
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, normalize } from 'node:path';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { EngramError, errnoCode } from '../util/errors.js';
+import { INDEX_FILE } from './constants.js';
+import { parseFrontmatter, renderFrontmatter, stringField } from './frontmatter.js';
+import { removeIndexLine, renderIndexLine, updateIndex, upsertIndexLine } from './index-file.js';
+import { headerFromText } from './scan.js';
+import { MEMORY_TYPES, type MemoryHeader, type MemoryType } from './types.js';
+
+export interface MemoryInput {
+  name: string;
+  description: string;
+  type: MemoryType;
+  body: string;
+  /** File name relative to the memory directory; derived from `name` when omitted. */
+  file?: string;
+  /** Extra frontmatter keys kept after the standard ones. */
+  extra?: Record<string, unknown>;
+}
+
+export interface MemoryCheck {
+  errors: string[];
+  warnings: string[];
+}
+
+/**
+ * The write gate's structural checks, phrased so a model can act on them. Pure.
+ * A description is what recall decides from, so a memory without one is refused; feedback and
+ * project memories without a reason age badly (nobody can tell when they stop applying).
+ */
+export function checkMemoryInput(input: Partial<MemoryInput>): MemoryCheck {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  if (!input.name?.trim()) errors.push('A memory needs a name (a short, specific title).');
+  if (!input.description?.trim()) {
+    errors.push(
+      'A memory needs a description: one specific line that says what it is about; recall decides from this line alone.',
+    );
+  } else if (/\n/.test(input.description.trim())) {
+    errors.push('The description must be a single line.');
+  }
+  if (!input.type || !(MEMORY_TYPES as readonly string[]).includes(input.type)) {
+    errors.push(`The type must be one of: ${MEMORY_TYPES.join(', ')}.`);
+  }
+  if (!input.body?.trim()) errors.push('A memory needs a body with the fact itself.');
+  if (
+    (input.type === 'feedback' || input.type === 'project') &&
+    !/\*\*Why:?\*\*/i.test(input.body ?? '')
+  ) {
+    warnings.push(
+      `A ${input.type} memory should say **Why:** (the reason) and **How to apply:**, so a later reader can tell when it stops applying.`,
+    );
+  }
+  if (input.file !== undefined) {
+    const problem = checkMemoryFileName(input.file);
+    if (problem) errors.push(problem);
+  }
+  return { errors, warnings };
+}
+
+/** A memory file name must stay inside the directory and be a topic file. Returns a problem or undefined. */
+export function checkMemoryFileName(file: string): string | undefined {
+  if (!file.endsWith('.md')) return `Memory file names end in .md (got "${file}").`;
+  if (file.includes('\0')) return 'Memory file names cannot contain NUL.';
+  if (isAbsolute(file) || file.includes('\\'))
+    return `Memory file names are relative paths (got "${file}").`;
+  const norm = normalize(file);
+  if (norm.startsWith('..') || norm.split('/').some((p) => p === '..' || p.startsWith('.'))) {
+    return `Memory file names cannot leave the directory or be hidden (got "${file}").`;
+  }
+  if (norm === INDEX_FILE || norm.endsWith(`/${INDEX_FILE}`))
+    return `${INDEX_FILE} is the index, not a memory.`;
+  return undefined;
+}
+
+/** `Use Bun, not npm!` → `use-bun-not-npm.md` (letters of any script are kept). Pure. */
+export function memoryFileName(name: string): string {
+  const slug = name
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
+  return `${slug || 'memory'}.md`;
+}
+
+export function renderMemory(input: MemoryInput): string {
+  return renderFrontmatter(
+    {
+      name: input.name.trim(),
+      description: input.description.trim(),
+      type: input.type,
+      ...input.extra,
+    },
+    input.body.trim(),
+  );
+}
+
+export interface SaveResult {
+  file: string;
+  path: string;
+  created: boolean;
+  indexLine: string;
+  warnings: string[];
+}
+
+/**
+ * Save a memory: write the topic file, then add or update its pointer in MEMORY.md.
+ * Both writes are atomic; a crash between them leaves an orphan that `audit` names.
+ */
+export async function saveMemory(dir: string, input: MemoryInput): Promise<SaveResult> {
+  const check = checkMemoryInput(input);
+  if (check.errors.length > 0) throw new EngramError('invalid_input', check.errors.join(' '));
+  const file = input.file ?? memoryFileName(input.name);
+  const path = join(dir, file);
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const existed = await readFile(path, 'utf8').then(
+    () => true,
+    (error) => {
+      if (errnoCode(error) === 'ENOENT') return false;
+      throw error;
+    },
+  );
+  await writeFileAtomic(path, renderMemory(input), { mode: 0o600 });
+  const indexLine = renderIndexLine(input.name, file, input.description);
+  await updateIndex(dir, (text) => upsertIndexLine(text, file, indexLine));
+  return { file, path, created: !existed, indexLine, warnings: check.warnings };
+}
+
+export interface MemoryDocument {
+  header: MemoryHeader;
+  /** The whole file as on disk. */
+  content: string;
+  /** The text after the frontmatter. */
+  body: string;
+}
+
+/** Read one memory file in full. */
+export async function readMemory(dir: string, file: string): Promise<MemoryDocument> {
+  const problem = checkMemoryFileName(file);
+  if (problem) throw new EngramError('invalid_input', problem);
+  const path = join(dir, file);
+  let content: string;
+  let mtimeMs: number;
+  try {
+    const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
+    content = text;
+    mtimeMs = info.mtimeMs;
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT')
+      throw new EngramError('not_found', `No memory named ${file} in ${dir}`);
+    throw error;
+  }
+  const header = headerFromText(dir, file, mtimeMs, content);
+  const body = header.hasFrontmatter ? parseFrontmatter(content).body : content;
+  return { header, content, body };
+}
+
+/** Remove a memory's file and its index pointer together. */
+export async function removeMemory(dir: string, file: string): Promise<{ removedFile: boolean }> {
+  const problem = checkMemoryFileName(file);
+  if (problem) throw new EngramError('invalid_input', problem);
+  let removedFile = true;
+  try {
+    await rm(join(dir, file));
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw error;
+    removedFile = false;
+  }
+  await updateIndex(dir, (text) => removeIndexLine(text, file));
+  return { removedFile };
+}
+
+export interface RevokeOptions {
+  reason: string;
+  supersededBy?: string;
+  now?: Date;
+}
+
+/**
+ * Revoke a memory that turned out wrong: it stays on disk, marked, so extraction and consolidation
+ * do not learn it again, but it loses its index line and is never recalled.
+ */
+export async function revokeMemory(
+  dir: string,
+  file: string,
+  options: RevokeOptions,
+): Promise<void> {
+  if (!options.reason.trim())
+    throw new EngramError('invalid_input', 'A revocation needs a reason.');
+  if (options.supersededBy !== undefined) {
+    const problem = checkMemoryFileName(options.supersededBy);
+    if (problem) throw new EngramError('invalid_input', problem);
+  }
+  const doc = await readMemory(dir, file);
+  const parsed = parseFrontmatter(doc.content);
+  const data = parsed.found ? { ...parsed.data } : {};
+  if (!stringField(data, 'name')) data.name = file.replace(/\.md$/, '');
+  data.status = 'revoked';
+  data.revoked = (options.now ?? new Date()).toISOString().slice(0, 10);
+  data.reason = options.reason.replace(/\s+/g, ' ').trim();
+  if (options.supersededBy !== undefined) data.superseded_by = options.supersededBy;
+  await writeFileAtomic(
+    doc.header.path,
+    renderFrontmatter(data, parsed.found ? parsed.body : doc.content),
+    {
+      mode: 0o600,
+    },
+  );
+  await updateIndex(dir, (text) => removeIndexLine(text, file));
+}

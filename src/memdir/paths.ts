@@ -1,0 +1,137 @@
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { EngramError } from '../util/errors.js';
+import { sanitizeProjectPath } from './git-root.js';
+import {
+  type EngramEnvironment,
+  engramHome,
+  loadSettings,
+  projectRoot,
+  type SettingsFile,
+} from './settings.js';
+import { validateMemoryPath } from './validate-path.js';
+
+export type MemoryDirSource = 'env' | 'policy' | 'flag' | 'local' | 'user' | 'default';
+
+/** The settings key that sets the memory directory. */
+export const MEMORY_DIRECTORY_KEY = 'memoryDirectory';
+export const MEMORY_DIR_ENV = 'ENGRAM_MEMORY_DIR';
+
+export interface MemoryDirResolution {
+  path: string;
+  source: MemoryDirSource;
+  /** Where the value came from (settings file path, flag, env var name, or 'default'). */
+  origin: string;
+  /** Whether a host may let its agent write here without asking (never for the env override). */
+  writeWithoutPrompt: boolean;
+  projectRoot: string;
+  /** Things the user should be told once, e.g. ignored project settings. */
+  warnings: string[];
+}
+
+export interface ResolveMemoryDirOptions {
+  /** The `--memory-dir` command-line flag. */
+  flag?: string;
+  /** Settings already loaded (otherwise read from disk). */
+  settings?: SettingsFile[];
+}
+
+/** `$ENGRAM_HOME/projects/<sanitized git root>/memory`. */
+export function defaultMemoryDir(environment: EngramEnvironment): string {
+  return join(
+    engramHome(environment),
+    'projects',
+    sanitizeProjectPath(projectRoot(environment)),
+    'memory',
+  );
+}
+
+/**
+ * Decide the memory directory. Order: env override → managed policy → flag → local settings →
+ * user settings → default. Committed project settings can never move it: a cloned repository could
+ * otherwise point an agent's unprompted writes at `~/.ssh`.
+ */
+export function resolveMemoryDir(
+  environment: EngramEnvironment,
+  options: ResolveMemoryDirOptions = {},
+): MemoryDirResolution {
+  const settings = options.settings ?? loadSettings(environment);
+  const bySource = new Map(settings.map((s) => [s.source, s]));
+  const warnings: string[] = [];
+  const root = projectRoot(environment);
+  const project = bySource.get('project');
+  if (project && MEMORY_DIRECTORY_KEY in project.data) {
+    warnings.push(
+      `Ignoring "${MEMORY_DIRECTORY_KEY}" in project settings ${project.path}: committed project settings cannot move the memory directory. Put it in .engram/settings.local.json or your user settings instead.`,
+    );
+  }
+  const candidates: Array<{ source: MemoryDirSource; origin: string; value: unknown }> = [];
+  const envValue = environment.env[MEMORY_DIR_ENV];
+  if (envValue !== undefined && envValue !== '') {
+    candidates.push({ source: 'env', origin: `$${MEMORY_DIR_ENV}`, value: envValue });
+  }
+  const fromSettings = (source: 'policy' | 'local' | 'user') => {
+    const file = bySource.get(source);
+    if (file && file.data[MEMORY_DIRECTORY_KEY] !== undefined) {
+      candidates.push({ source, origin: file.path, value: file.data[MEMORY_DIRECTORY_KEY] });
+    }
+  };
+  fromSettings('policy');
+  if (options.flag !== undefined)
+    candidates.push({ source: 'flag', origin: '--memory-dir', value: options.flag });
+  fromSettings('local');
+  fromSettings('user');
+  const chosen = candidates[0];
+  if (!chosen) {
+    return {
+      path: defaultMemoryDir(environment),
+      source: 'default',
+      origin: 'default',
+      writeWithoutPrompt: true,
+      projectRoot: root,
+      warnings,
+    };
+  }
+  if (typeof chosen.value !== 'string') {
+    throw new EngramError(
+      'invalid_path',
+      `${describeSource(chosen)}: "${MEMORY_DIRECTORY_KEY}" must be a string`,
+    );
+  }
+  const checked = validateMemoryPath(chosen.value, environment.homedir);
+  if (!checked.ok) {
+    throw new EngramError(
+      'invalid_path',
+      `Refusing memory directory "${chosen.value}" from ${describeSource(chosen)}: ${checked.reason}.`,
+    );
+  }
+  return {
+    path: checked.path,
+    source: chosen.source,
+    origin: chosen.origin,
+    writeWithoutPrompt: chosen.source !== 'env',
+    projectRoot: root,
+    warnings,
+  };
+}
+
+function describeSource(c: { source: MemoryDirSource; origin: string }): string {
+  switch (c.source) {
+    case 'env':
+      return `the environment variable ${MEMORY_DIR_ENV}`;
+    case 'flag':
+      return 'the --memory-dir flag';
+    default:
+      return `${c.source} settings (${c.origin})`;
+  }
+}
+
+/**
+ * May a host agent write `path` without asking the user? Only inside a memory directory chosen by
+ * the default or a trusted setting; the env override never earns it, and nothing outside does.
+ */
+export function canWriteWithoutPrompt(path: string, resolution: MemoryDirResolution): boolean {
+  if (!resolution.writeWithoutPrompt) return false;
+  const target = resolve(path);
+  const rel = relative(resolution.path, target);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}

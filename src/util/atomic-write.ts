@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+export interface AtomicWriteOptions {
+  /** File mode for a newly created file (default 0o644). */
+  mode?: number;
+}
+
+/** Prefix of temp files; scans skip them and `audit` reports leftovers from crashed writers. */
+export const TEMP_PREFIX = '.engram-tmp-';
+
+/**
+ * Write a file so that a crash leaves either the old or the new content, never a half file:
+ * temp file in the same directory, fsync, rename over the target, then fsync the directory so
+ * the rename itself survives a power loss.
+ */
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  const dir = dirname(path);
+  const temp = join(
+    dir,
+    `${TEMP_PREFIX}${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}`,
+  );
+  const handle = await open(temp, 'wx', options.mode ?? 0o644);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } catch (error) {
+    await handle.close().catch(() => {});
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  try {
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  await fsyncDir(dir);
+}
+
+/** fsync a directory so renames and unlinks inside it are durable. Some filesystems refuse: ignore. */
+export async function fsyncDir(dir: string): Promise<void> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(dir, 'r');
+    await handle.sync();
+  } catch {
+    // Directory fsync is unsupported on some platforms (e.g. Windows); the rename is still atomic.
+  } finally {
+    await handle?.close().catch(() => {});
+  }
+}
