@@ -51,25 +51,42 @@ export function recencyOf(mtimeMs: number, nowMs: number): number {
   return 1 / (1 + ageDays / 7);
 }
 
+export interface OfflineRanker {
+  rank(query: string, options: RankOptions): RankedMemory[];
+}
+
+/** Tokenizes the memories once, so each query only pays for scoring. */
+export function createOfflineRanker(memories: readonly RankableMemory[]): OfflineRanker {
+  const indexed = memories.map((memory) => ({
+    memory,
+    tokens: new Set(
+      tokenize([memory.name, memory.description, memory.body].filter(Boolean).join('\n')),
+    ),
+  }));
+  return {
+    rank(query, options) {
+      const limit = options.limit ?? MAX_RECALLED;
+      const requireOverlap = options.requireOverlap ?? true;
+      const queryTokens = new Set(tokenize(query));
+      const ranked: RankedMemory[] = [];
+      for (const { memory, tokens } of indexed) {
+        let overlap = 0;
+        for (const token of queryTokens) if (tokens.has(token)) overlap++;
+        if (requireOverlap && overlap === 0) continue;
+        const recency = recencyOf(memory.mtimeMs, options.nowMs);
+        const score = (overlap + 0.5 * recency) * TYPE_WEIGHTS[memory.type];
+        ranked.push({ file: memory.file, score, overlap });
+      }
+      ranked.sort((a, b) => b.score - a.score || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+      return ranked.slice(0, Math.max(0, limit));
+    },
+  };
+}
+
 export function rankOffline(
   query: string,
   memories: readonly RankableMemory[],
   options: RankOptions,
 ): RankedMemory[] {
-  const limit = options.limit ?? MAX_RECALLED;
-  const requireOverlap = options.requireOverlap ?? true;
-  const queryTokens = new Set(tokenize(query));
-  const ranked: RankedMemory[] = [];
-  for (const memory of memories) {
-    const text = [memory.name, memory.description, memory.body].filter(Boolean).join('\n');
-    const memoryTokens = new Set(tokenize(text));
-    let overlap = 0;
-    for (const token of queryTokens) if (memoryTokens.has(token)) overlap++;
-    if (requireOverlap && overlap === 0) continue;
-    const recency = recencyOf(memory.mtimeMs, options.nowMs);
-    const score = (overlap + 0.5 * recency) * TYPE_WEIGHTS[memory.type];
-    ranked.push({ file: memory.file, score, overlap });
-  }
-  ranked.sort((a, b) => b.score - a.score || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  return ranked.slice(0, Math.max(0, limit));
+  return createOfflineRanker(memories).rank(query, options);
 }
