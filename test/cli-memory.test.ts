@@ -1,0 +1,184 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCaptured, testIo } from '../src/cli/test-io.js';
+
+const CLAUDE_FIXTURE = join(import.meta.dirname, 'fixtures', 'claude-code-memory');
+
+function fixtureCopy(): string {
+  const dir = join(mkdtempSync(join(tmpdir(), 'engram-cc-')), 'memory');
+  cpSync(CLAUDE_FIXTURE, dir, { recursive: true });
+  return dir;
+}
+
+describe('engram CLI on a Claude Code memory directory', () => {
+  it('lists, shows and audits it as it is', async () => {
+    const dir = fixtureCopy();
+    const io = testIo();
+    const list = await runCaptured(['list', '--dir', dir], io);
+    expect(list.code).toBe(0);
+    const lines = list.stdout.trim().split('\n');
+    expect(lines).toHaveLength(4);
+    for (const line of lines)
+      expect(line).toMatch(
+        /^- \[(user|feedback|project|reference)\] \S+\.md \(\d{4}-\d\d-\d\dT[\d:.]+Z\): .+$/,
+      );
+    expect(list.stdout).toContain('[feedback] feedback_testing.md');
+    expect(list.stdout).toContain(': Integration tests must hit a real database, not mocks');
+
+    const json = JSON.parse((await runCaptured(['list', '--dir', dir, '--json'], io)).stdout);
+    expect(json.total).toBe(4);
+    expect(json.dropped).toBe(0);
+    expect(json.memories.map((m: { type: string }) => m.type).sort()).toEqual([
+      'feedback',
+      'project',
+      'reference',
+      'user',
+    ]);
+
+    const show = await runCaptured(['show', 'feedback_testing.md', '--dir', dir], io);
+    expect(show.stdout).toBe(readFileSync(join(dir, 'feedback_testing.md'), 'utf8'));
+    const shown = JSON.parse(
+      (await runCaptured(['show', 'user_role.md', '--dir', dir, '--json'], io)).stdout,
+    );
+    expect(shown.frontmatter.originSessionId).toBe('4b1f0c2e-8d7a-4c55-9a61-2f0e5f3c9d11');
+    expect(shown.body).toContain('data scientist');
+
+    const audit = await runCaptured(['audit', '--dir', dir, '--json'], io);
+    expect(audit.code).toBe(0);
+    expect(JSON.parse(audit.stdout)).toMatchObject({
+      ok: true,
+      memories: 4,
+      indexEntries: 4,
+      problems: [],
+    });
+  });
+
+  it('audit exits 1 and names an orphan and a dangling pointer; index --rebuild repairs both', async () => {
+    const dir = fixtureCopy();
+    const io = testIo();
+    writeFileSync(
+      join(dir, 'MEMORY.md'),
+      readFileSync(join(dir, 'MEMORY.md'), 'utf8').replace(/^- \[User role\].*\n/m, '') +
+        '- [Gone](gone.md) — removed\n',
+    );
+    const audit = await runCaptured(['audit', '--dir', dir], io);
+    expect(audit.code).toBe(1);
+    expect(audit.stdout).toContain('orphan: user_role.md has no line in MEMORY.md');
+    expect(audit.stdout).toContain('dangling_pointer: MEMORY.md line 4 points at gone.md');
+    expect((await runCaptured(['index', '--check', '--dir', dir], io)).code).toBe(1);
+    const rebuild = JSON.parse(
+      (await runCaptured(['index', '--rebuild', '--dir', dir, '--json'], io)).stdout,
+    );
+    expect(rebuild).toMatchObject({ added: ['user_role.md'], removed: ['gone.md'] });
+    expect((await runCaptured(['audit', '--dir', dir], io)).code).toBe(0);
+  });
+});
+
+describe('engram CLI commands', () => {
+  it('init, add from stdin, list, index --show, rm', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'engram-cli-')), 'mem');
+    const io = testIo();
+    expect((await runCaptured(['init', '--dir', dir], io)).code).toBe(0);
+    const stdinIo = testIo({
+      stdin: 'Prefer small PRs.\n**Why:** reviews are faster\n**How to apply:** split at 300 lines',
+    });
+    const added = await runCaptured(
+      [
+        'add',
+        '--dir',
+        dir,
+        '--type',
+        'feedback',
+        '--name',
+        'Small PRs',
+        '--description',
+        'Keep PRs under 300 lines',
+        '--json',
+      ],
+      stdinIo,
+    );
+    expect(added.code).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      file: 'small-prs.md',
+      created: true,
+      warnings: [],
+    });
+    const index = await runCaptured(['index', '--show', '--dir', dir], io);
+    expect(index.stdout).toBe('- [Small PRs](small-prs.md) — Keep PRs under 300 lines\n');
+    const rm = await runCaptured(['rm', 'small-prs.md', '--dir', dir, '--json'], io);
+    expect(JSON.parse(rm.stdout)).toEqual({ file: 'small-prs.md', removedFile: true });
+    expect((await runCaptured(['index', '--show', '--dir', dir], io)).stdout).toBe('');
+  });
+
+  it('refuses bad input with a clear message and a non-zero exit', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-cli-'));
+    const io = testIo();
+    const noDesc = await runCaptured(
+      ['add', '--dir', dir, '--type', 'user', '--name', 'x', '--body', 'y'],
+      io,
+    );
+    expect(noDesc.code).toBe(2);
+    expect(noDesc.stderr).toMatch(/description/);
+    const badType = await runCaptured(
+      [
+        'add',
+        '--dir',
+        dir,
+        '--type',
+        'opinion',
+        '--name',
+        'x',
+        '--description',
+        'd',
+        '--body',
+        'y',
+      ],
+      io,
+    );
+    expect(badType.code).toBe(2);
+    expect(badType.stderr).toMatch(/user, feedback, project, reference/);
+    const warn = await runCaptured(
+      [
+        'add',
+        '--dir',
+        dir,
+        '--type',
+        'project',
+        '--name',
+        'p',
+        '--description',
+        'd',
+        '--body',
+        'no reason given',
+      ],
+      io,
+    );
+    expect(warn.code).toBe(0);
+    expect(warn.stderr).toMatch(/Why/);
+    const missing = await runCaptured(['show', 'nope.md', '--dir', dir], io);
+    expect(missing.code).toBe(3);
+    expect((await runCaptured(['bogus'], io)).code).toBe(2);
+  });
+
+  it('path --json reports the source and the carve-out', async () => {
+    const io = testIo();
+    const def = JSON.parse((await runCaptured(['path', '--json'], io)).stdout);
+    expect(Object.keys(def).sort()).toEqual(['path', 'source', 'writeWithoutPrompt']);
+    expect(def).toMatchObject({ source: 'default', writeWithoutPrompt: true });
+    const envIo = testIo({ env: { ...io.env, ENGRAM_MEMORY_DIR: '/srv/agent-mem' } });
+    expect(JSON.parse((await runCaptured(['path', '--json'], envIo)).stdout)).toEqual({
+      path: '/srv/agent-mem',
+      source: 'env',
+      writeWithoutPrompt: false,
+    });
+    const flag = JSON.parse(
+      (await runCaptured(['path', '--json', '--memory-dir', '/srv/flag-mem'], io)).stdout,
+    );
+    expect(flag).toEqual({ path: '/srv/flag-mem', source: 'flag', writeWithoutPrompt: true });
+    const bad = await runCaptured(['path', '--memory-dir', '~'], io);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--memory-dir flag/);
+  });
+});
