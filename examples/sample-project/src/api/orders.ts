@@ -1,0 +1,3 @@
+export async function listOrders(): Promise<string[]> {
+  return ['A-1', 'A-2'];
+}
