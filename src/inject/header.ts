@@ -1,0 +1,16 @@
+import { memoryAgeDays, memoryAgeText, stalenessWarning } from '../memdir/freshness.js';
+
+/**
+ * The line(s) above a memory's text, computed ONCE when the memory is selected and stored with the
+ * injection: "saved today" must not turn into "saved yesterday" on a later render, or every byte
+ * of the conversation after it misses the provider's prompt cache (seed 000 §7.4). Fresh memories
+ * get a relative age; older ones a staleness warning (sparse on purpose: warnings on everything
+ * are ignored). Pure.
+ */
+export function memoryHeader(path: string, mtimeMs: number, nowMs: number): string {
+  const days = memoryAgeDays(mtimeMs, nowMs);
+  const warning = stalenessWarning(days);
+  return warning
+    ? `${warning}\n\nMemory: ${path}:`
+    : `Memory (saved ${memoryAgeText(days)}): ${path}:`;
+}

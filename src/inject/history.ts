@@ -1,0 +1,57 @@
+import type { ContentBlock, Message } from '../llm/types.js';
+import { type ParsedInjection, parseInjections } from './parse.js';
+
+/** What the conversation itself says about past recall. Derived, never stored on the side. */
+export interface InjectionHistory {
+  /** Absolute paths of memories present in the history. */
+  surfacedPaths: Set<string>;
+  /** The same memories by their path relative to the memory directory. */
+  surfacedFiles: Set<string>;
+  /** Memory bytes present in the history: the session budget's running total. */
+  sessionBytes: number;
+  /** True once the budget notice is in the history: recall stays off, silently. */
+  budgetNoticeShown: boolean;
+  /** Number of injection blocks found. */
+  injections: number;
+}
+
+function textsOf(block: ContentBlock): string[] {
+  if (block.type === 'text') return [block.text];
+  if (block.type === 'tool_result') {
+    return typeof block.content === 'string' ? [block.content] : block.content.map((b) => b.text);
+  }
+  return [];
+}
+
+/**
+ * Read past injections back out of the message history. Because the state lives in the messages,
+ * a compaction that drops old injections makes those memories eligible again and gives the
+ * budget back, with no counter to fall out of step (seed 000 §6.5, §12.8). Pure.
+ */
+export function injectionHistory(messages: readonly Message[]): InjectionHistory {
+  const history: InjectionHistory = {
+    surfacedPaths: new Set(),
+    surfacedFiles: new Set(),
+    sessionBytes: 0,
+    budgetNoticeShown: false,
+    injections: 0,
+  };
+  for (const message of messages) {
+    for (const block of message.content) {
+      for (const text of textsOf(block)) addAll(history, parseInjections(text));
+    }
+  }
+  return history;
+}
+
+function addAll(history: InjectionHistory, found: ParsedInjection[]): void {
+  for (const injection of found) {
+    history.injections++;
+    history.sessionBytes += injection.memoryBytes;
+    if (injection.notice !== undefined) history.budgetNoticeShown = true;
+    for (const m of injection.memories) {
+      history.surfacedPaths.add(m.path);
+      history.surfacedFiles.add(m.file);
+    }
+  }
+}
