@@ -64,6 +64,12 @@ export interface ModelRequest extends ConversationPrefix {
   signal?: AbortSignal;
   /** Per-request timeout in ms. */
   timeoutMs?: number;
+  /**
+   * Index in `messages` of the last message shared with another request (a fork's prefix end).
+   * Anthropic puts a cache breakpoint there as well as on the last message, so the shared
+   * portion is serialized identically in the main request and in every fork request.
+   */
+  cacheBreakpointIndex?: number;
 }
 
 export type StopReason =

@@ -1,0 +1,244 @@
+import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { FILE_TOOL_DESCRIPTIONS } from './prompts.js';
+import type { ToolDefinition, ToolImplementation, ToolResultValue } from './types.js';
+
+/** Caps that keep one tool result from flooding the model's context. */
+export const DEFAULT_READ_LIMIT = 2000;
+export const MAX_LIST_ENTRIES = 500;
+export const MAX_GREP_MATCHES = 200;
+const MAX_LINE_CHARS = 2000;
+
+const pathProp = {
+  type: 'string',
+  description: 'File path, relative to the memory root or absolute.',
+};
+
+export const FILE_TOOL_DEFINITIONS: ToolDefinition[] = [
+  {
+    name: 'read',
+    description: FILE_TOOL_DESCRIPTIONS.read,
+    input_schema: {
+      type: 'object',
+      properties: {
+        path: pathProp,
+        offset: { type: 'integer', minimum: 1 },
+        limit: { type: 'integer', minimum: 1 },
+      },
+      required: ['path'],
+    },
+  },
+  {
+    name: 'write',
+    description: FILE_TOOL_DESCRIPTIONS.write,
+    input_schema: {
+      type: 'object',
+      properties: { path: pathProp, content: { type: 'string' } },
+      required: ['path', 'content'],
+    },
+  },
+  {
+    name: 'edit',
+    description: FILE_TOOL_DESCRIPTIONS.edit,
+    input_schema: {
+      type: 'object',
+      properties: {
+        path: pathProp,
+        old_string: { type: 'string' },
+        new_string: { type: 'string' },
+      },
+      required: ['path', 'old_string', 'new_string'],
+    },
+  },
+  {
+    name: 'list',
+    description: FILE_TOOL_DESCRIPTIONS.list,
+    input_schema: { type: 'object', properties: { path: pathProp } },
+  },
+  {
+    name: 'grep',
+    description: FILE_TOOL_DESCRIPTIONS.grep,
+    input_schema: {
+      type: 'object',
+      properties: { pattern: { type: 'string' }, path: pathProp },
+      required: ['pattern'],
+    },
+  },
+];
+
+const fail = (content: string): ToolResultValue => ({ content, isError: true });
+
+function str(input: unknown, key: string): string | undefined {
+  const v =
+    typeof input === 'object' && input !== null
+      ? (input as Record<string, unknown>)[key]
+      : undefined;
+  return typeof v === 'string' ? v : undefined;
+}
+function int(input: unknown, key: string): number | undefined {
+  const v =
+    typeof input === 'object' && input !== null
+      ? (input as Record<string, unknown>)[key]
+      : undefined;
+  return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
+}
+
+async function walkFiles(dir: string, out: string[], cap: number): Promise<void> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  entries.sort((a, b) => a.name.localeCompare(b.name));
+  for (const e of entries) {
+    if (out.length >= cap) return;
+    if (e.name === '.git' || e.name === 'node_modules') continue;
+    const full = join(dir, e.name);
+    if (e.isDirectory()) await walkFiles(full, out, cap);
+    else if (e.isFile()) out.push(full);
+  }
+}
+
+function describeError(error: unknown, path: string): ToolResultValue {
+  const code = (error as { code?: string }).code;
+  if (code === 'ENOENT') return fail(`No such file or folder: ${path}`);
+  if (code === 'EISDIR') return fail(`${path} is a folder; use list.`);
+  return fail(`Cannot access ${path}: ${(error as Error).message}`);
+}
+
+/**
+ * Read, write, edit, list and grep over files under `root` (paths relative to it, absolute
+ * allowed). They enforce nothing: permission is the sandbox's job, checked before they run.
+ */
+export function createFileTools(root: string): ToolImplementation[] {
+  const at = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
+  const shown = (full: string) => {
+    const rel = relative(root, full);
+    return rel.startsWith('..') || isAbsolute(rel) ? full : rel;
+  };
+  const byName: Record<string, (input: unknown) => Promise<ToolResultValue>> = {
+    async read(input) {
+      const path = str(input, 'path');
+      if (!path) return fail('read needs "path".');
+      try {
+        const lines = (await readFile(at(path), 'utf8')).split('\n');
+        if (lines.at(-1) === '') lines.pop();
+        const offset = int(input, 'offset') ?? 1;
+        const limit = int(input, 'limit') ?? DEFAULT_READ_LIMIT;
+        const slice = lines.slice(offset - 1, offset - 1 + limit);
+        if (slice.length === 0)
+          return {
+            content:
+              lines.length === 0
+                ? '(empty file)'
+                : `(no lines from ${offset}; the file has ${lines.length})`,
+          };
+        const width = String(offset + slice.length - 1).length;
+        const body = slice
+          .map(
+            (l, i) =>
+              `${String(offset + i).padStart(Math.max(6, width))}\t${l.length > MAX_LINE_CHARS ? `${l.slice(0, MAX_LINE_CHARS)}…` : l}`,
+          )
+          .join('\n');
+        const rest = lines.length - (offset - 1 + slice.length);
+        return {
+          content:
+            rest > 0 ? `${body}\n(${rest} more lines; use offset ${offset + slice.length})` : body,
+        };
+      } catch (error) {
+        return describeError(error, path);
+      }
+    },
+    async write(input) {
+      const path = str(input, 'path');
+      const content = str(input, 'content');
+      if (!path || content === undefined) return fail('write needs "path" and "content".');
+      try {
+        await mkdir(dirname(at(path)), { recursive: true });
+        await writeFileAtomic(at(path), content);
+        return { content: `Wrote ${shown(at(path))} (${content.length} characters).` };
+      } catch (error) {
+        return describeError(error, path);
+      }
+    },
+    async edit(input) {
+      const path = str(input, 'path');
+      const oldString = str(input, 'old_string');
+      const newString = str(input, 'new_string');
+      if (!path || oldString === undefined || newString === undefined)
+        return fail('edit needs "path", "old_string" and "new_string".');
+      if (oldString === '') return fail('old_string is empty; use write to create a file.');
+      try {
+        const text = await readFile(at(path), 'utf8');
+        const count = text.split(oldString).length - 1;
+        if (count === 0)
+          return fail(
+            `old_string was not found in ${path}. Read the file and copy the passage exactly.`,
+          );
+        if (count > 1)
+          return fail(
+            `old_string occurs ${count} times in ${path}; include more context so it is unique.`,
+          );
+        const index = text.indexOf(oldString);
+        await writeFileAtomic(
+          at(path),
+          text.slice(0, index) + newString + text.slice(index + oldString.length),
+        );
+        return { content: `Edited ${shown(at(path))}.` };
+      } catch (error) {
+        return describeError(error, path);
+      }
+    },
+    async list(input) {
+      const path = str(input, 'path') ?? '.';
+      try {
+        const files: string[] = [];
+        await walkFiles(at(path), files, MAX_LIST_ENTRIES + 1);
+        const more = files.length > MAX_LIST_ENTRIES ? `\n(more files not shown)` : '';
+        return {
+          content: files.length
+            ? files.slice(0, MAX_LIST_ENTRIES).map(shown).join('\n') + more
+            : '(no files)',
+        };
+      } catch (error) {
+        return describeError(error, path);
+      }
+    },
+    async grep(input) {
+      const pattern = str(input, 'pattern');
+      if (!pattern) return fail('grep needs "pattern".');
+      let regex: RegExp;
+      try {
+        regex = new RegExp(pattern);
+      } catch (error) {
+        return fail(`Invalid regular expression: ${(error as Error).message}`);
+      }
+      const path = str(input, 'path') ?? '.';
+      try {
+        const files: string[] = [];
+        if ((await stat(at(path))).isDirectory()) await walkFiles(at(path), files, 5000);
+        else files.push(at(path));
+        const matches: string[] = [];
+        for (const file of files) {
+          const lines = (await readFile(file, 'utf8')).split('\n');
+          lines.forEach((line, i) => {
+            if (matches.length <= MAX_GREP_MATCHES && regex.test(line))
+              matches.push(`${shown(file)}:${i + 1}: ${line.slice(0, 300)}`);
+          });
+          if (matches.length > MAX_GREP_MATCHES) break;
+        }
+        if (matches.length > MAX_GREP_MATCHES)
+          return {
+            content: `${matches.slice(0, MAX_GREP_MATCHES).join('\n')}\n(more matches not shown)`,
+          };
+        return { content: matches.length ? matches.join('\n') : 'No matches.' };
+      } catch (error) {
+        return describeError(error, path);
+      }
+    },
+  };
+  return FILE_TOOL_DEFINITIONS.map((definition) => ({
+    definition,
+    execute: (input: unknown) => {
+      const run = byName[definition.name];
+      return run ? run(input) : Promise.resolve(fail(`unknown tool ${definition.name}`));
+    },
+  }));
+}

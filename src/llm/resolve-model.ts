@@ -1,0 +1,102 @@
+import { createAnthropicModel } from './anthropic-model.js';
+import { createOpenAIModel, PLACEHOLDER_API_KEY } from './openai-model.js';
+import type { LanguageModel } from './types.js';
+
+export type ModelResolution =
+  | { ok: true; model: LanguageModel; description: string }
+  | { ok: false; reason: string };
+
+export interface ResolveModelOptions {
+  env?: Record<string, string | undefined>;
+  settings?: { model?: string };
+}
+
+/** Cheap, fast defaults: background work (recall, extraction, notes) runs on small models. */
+export const DEFAULT_ANTHROPIC_MODEL = 'claude-haiku-4-5';
+export const DEFAULT_OPENAI_MODEL = 'gpt-5-mini';
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+export const NO_MODEL_HINT =
+  'No model is configured. Set ANTHROPIC_API_KEY (Anthropic), or OPENAI_API_KEY (OpenAI), or ' +
+  'OPENAI_BASE_URL plus ENGRAM_MODEL=openai:<model> for an OpenAI-compatible server such as ' +
+  'Ollama (e.g. OPENAI_BASE_URL=http://localhost:11434/v1 ENGRAM_MODEL=openai:llama3.2). ' +
+  'ENGRAM_MODEL=anthropic:<id> or openai:<id> picks the model.';
+
+type Provider = 'anthropic' | 'openai';
+
+function parseSpec(spec: string): { provider?: Provider; id: string } {
+  const match = /^(anthropic|openai):(.*)$/.exec(spec.trim());
+  if (match) return { provider: match[1] as Provider, id: (match[2] ?? '').trim() };
+  return { id: spec.trim() };
+}
+
+function inferProvider(id: string, env: Record<string, string | undefined>): Provider | undefined {
+  if (/^claude/i.test(id)) return 'anthropic';
+  if (/^(gpt-|o\d|chatgpt)/i.test(id)) return 'openai';
+  if (env.ANTHROPIC_API_KEY) return 'anthropic';
+  if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL) return 'openai';
+  return undefined;
+}
+
+const nonEmpty = (v: string | undefined) => (v && v.trim() !== '' ? v.trim() : undefined);
+
+/**
+ * The model engram uses for background work, from the environment (which wins) and settings.
+ * Never throws: without configuration it says how to configure, and callers degrade.
+ */
+export function resolveModel(options: ResolveModelOptions = {}): ModelResolution {
+  const raw = options.env ?? process.env;
+  const env: Record<string, string | undefined> = {};
+  for (const key of [
+    'ENGRAM_MODEL',
+    'ANTHROPIC_API_KEY',
+    'ANTHROPIC_BASE_URL',
+    'OPENAI_API_KEY',
+    'OPENAI_BASE_URL',
+  ])
+    env[key] = nonEmpty(raw[key]);
+  const spec = env.ENGRAM_MODEL ?? nonEmpty(options.settings?.model);
+  const parsed = spec === undefined ? undefined : parseSpec(spec);
+  if (parsed && parsed.id === '')
+    return { ok: false, reason: `ENGRAM_MODEL "${spec}" names no model id. ${NO_MODEL_HINT}` };
+  const provider =
+    parsed?.provider ?? (parsed ? inferProvider(parsed.id, env) : inferProvider('', env));
+  if (provider === undefined) return { ok: false, reason: NO_MODEL_HINT };
+
+  if (provider === 'anthropic') {
+    const baseURL = env.ANTHROPIC_BASE_URL;
+    if (!env.ANTHROPIC_API_KEY && !baseURL)
+      return {
+        ok: false,
+        reason: `Model "${parsed?.id}" needs ANTHROPIC_API_KEY. ${NO_MODEL_HINT}`,
+      };
+    const id = parsed?.id ?? DEFAULT_ANTHROPIC_MODEL;
+    const model = createAnthropicModel({
+      model: id,
+      apiKey: env.ANTHROPIC_API_KEY ?? PLACEHOLDER_API_KEY,
+      // Explicit, so the SDK never picks up a different process environment than `env`.
+      baseURL: baseURL ?? ANTHROPIC_DEFAULT_BASE_URL,
+    });
+    return { ok: true, model, description: `anthropic:${id}${baseURL ? ` at ${baseURL}` : ''}` };
+  }
+
+  const baseURL = env.OPENAI_BASE_URL;
+  if (!env.OPENAI_API_KEY && !baseURL)
+    return {
+      ok: false,
+      reason: `Model "${parsed?.id}" needs OPENAI_API_KEY or OPENAI_BASE_URL. ${NO_MODEL_HINT}`,
+    };
+  if (parsed === undefined && baseURL)
+    return {
+      ok: false,
+      reason: `OPENAI_BASE_URL is set (${baseURL}) but no model is named: set ENGRAM_MODEL=openai:<model your server serves>.`,
+    };
+  const id = parsed?.id ?? DEFAULT_OPENAI_MODEL;
+  const model = createOpenAIModel({
+    model: id,
+    apiKey: env.OPENAI_API_KEY ?? PLACEHOLDER_API_KEY,
+    baseURL: baseURL ?? OPENAI_DEFAULT_BASE_URL,
+  });
+  return { ok: true, model, description: `openai:${id}${baseURL ? ` at ${baseURL}` : ''}` };
+}

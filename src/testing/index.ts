@@ -1,0 +1,2 @@
+export * from './scripted-model.js';
+export * from './scripted-model-server.js';

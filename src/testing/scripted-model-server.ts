@@ -1,0 +1,227 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One scripted answer. Text and tool calls make a normal reply; `error` makes an HTTP error. */
+export interface ScriptStep {
+  text?: string;
+  toolUse?: Array<{ name: string; input: unknown; id?: string }>;
+  error?: { status: number; message?: string };
+  /** Wait before answering (a slow model; lets tests abort or time out mid-request). */
+  delayMs?: number;
+  /** Anthropic stop_reason (OpenAI finish_reason is mapped from it). */
+  stopReason?: string;
+  usage?: Partial<{ input_tokens: number; output_tokens: number }>;
+}
+
+export interface RecordedRequest {
+  api: 'anthropic' | 'openai';
+  path: string;
+  headers: Record<string, string>;
+  // biome-ignore lint/suspicious/noExplicitAny: a recorded JSON body is inspected freely by tests.
+  body: any;
+  rawBody: string;
+}
+
+export type ScriptEntry = ScriptStep | ((request: RecordedRequest) => ScriptStep);
+
+export interface ScriptedModelServer {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** Base URL for the Anthropic SDK (it appends /v1/messages). */
+  anthropicBaseURL: string;
+  /** Base URL for the OpenAI SDK (it appends /chat/completions). */
+  openaiBaseURL: string;
+  requests: RecordedRequest[];
+  push(...steps: ScriptEntry[]): void;
+  /** Steps not consumed yet. */
+  pending(): number;
+  close(): Promise<void>;
+}
+
+export interface ScriptedModelServerOptions {
+  steps?: ScriptEntry[];
+  /** Answer once the script is empty; `null` answers 500 instead (default: end_turn text "ok"). */
+  fallback?: ScriptStep | null;
+}
+
+const DEFAULT_FALLBACK: ScriptStep = { text: 'ok' };
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+function errorType(status: number): string {
+  if (status === 429) return 'rate_limit_error';
+  if (status === 400) return 'invalid_request_error';
+  if (status === 401) return 'authentication_error';
+  if (status === 529) return 'overloaded_error';
+  return status >= 500 ? 'api_error' : 'invalid_request_error';
+}
+
+function toolIds(step: ScriptStep): Array<{ name: string; input: unknown; id: string }> {
+  return (step.toolUse ?? []).map((t) => ({
+    ...t,
+    id: t.id ?? `toolu_${randomUUID().replaceAll('-', '')}`,
+  }));
+}
+
+function anthropicReply(step: ScriptStep, body: { model?: string }) {
+  const content: unknown[] = [];
+  if (step.text !== undefined) content.push({ type: 'text', text: step.text });
+  for (const t of toolIds(step))
+    content.push({ type: 'tool_use', id: t.id, name: t.name, input: t.input });
+  return {
+    id: `msg_${randomUUID().replaceAll('-', '')}`,
+    type: 'message',
+    role: 'assistant',
+    model: body.model ?? 'scripted',
+    content,
+    stop_reason: step.stopReason ?? (step.toolUse?.length ? 'tool_use' : 'end_turn'),
+    stop_sequence: null,
+    usage: {
+      input_tokens: step.usage?.input_tokens ?? 10,
+      output_tokens: step.usage?.output_tokens ?? 5,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+    },
+  };
+}
+
+const FINISH: Record<string, string> = {
+  end_turn: 'stop',
+  tool_use: 'tool_calls',
+  max_tokens: 'length',
+  refusal: 'content_filter',
+};
+
+function openaiReply(step: ScriptStep, body: { model?: string }) {
+  const calls = toolIds(step).map((t) => ({
+    id: t.id,
+    type: 'function',
+    function: { name: t.name, arguments: JSON.stringify(t.input ?? {}) },
+  }));
+  const stop = step.stopReason ?? (calls.length ? 'tool_use' : 'end_turn');
+  const input = step.usage?.input_tokens ?? 10;
+  const output = step.usage?.output_tokens ?? 5;
+  return {
+    id: `chatcmpl-${randomUUID()}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: body.model ?? 'scripted',
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: step.text ?? null,
+          ...(calls.length ? { tool_calls: calls } : {}),
+        },
+        finish_reason: FINISH[stop] ?? 'stop',
+      },
+    ],
+    usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+  };
+}
+
+/**
+ * A loopback server that speaks the Anthropic Messages and OpenAI Chat Completions APIs
+ * (non-streaming), answering each request with the next scripted step and recording every
+ * request. Test support only: tests run the real SDKs against it.
+ */
+export async function startScriptedModelServer(
+  options: ScriptedModelServerOptions = {},
+): Promise<ScriptedModelServer> {
+  const script: ScriptEntry[] = [...(options.steps ?? [])];
+  const fallback = options.fallback === undefined ? DEFAULT_FALLBACK : options.fallback;
+  const requests: RecordedRequest[] = [];
+
+  const server = createServer(async (req, res) => {
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const api = path.endsWith('/v1/messages')
+      ? 'anthropic'
+      : path.endsWith('/chat/completions')
+        ? 'openai'
+        : undefined;
+    if (req.method !== 'POST' || api === undefined)
+      return sendJson(res, 404, { error: { message: `no route ${req.method} ${path}` } });
+    const rawBody = await readBody(req);
+    let body: unknown;
+    try {
+      body = JSON.parse(rawBody);
+    } catch {
+      return sendJson(res, 400, { error: { message: 'body is not JSON' } });
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+    const recorded: RecordedRequest = { api, path, headers, body, rawBody };
+    requests.push(recorded);
+    const entry = script.shift();
+    const step = typeof entry === 'function' ? entry(recorded) : (entry ?? fallback);
+    if (step?.delayMs) {
+      const gone = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), step.delayMs);
+        // The client gave up (abort or timeout): stop waiting instead of holding the socket.
+        res.on('close', () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      if (gone || res.destroyed) return;
+    }
+    if (!step)
+      return sendJson(res, 500, {
+        type: 'error',
+        error: { type: 'api_error', message: 'script exhausted' },
+      });
+    if (step.error) {
+      const message = step.error.message ?? `scripted ${step.error.status}`;
+      return sendJson(
+        res,
+        step.error.status,
+        api === 'anthropic'
+          ? { type: 'error', error: { type: errorType(step.error.status), message } }
+          : { error: { message, type: errorType(step.error.status), code: null } },
+      );
+    }
+    const requestBody = body as { model?: string };
+    sendJson(
+      res,
+      200,
+      api === 'anthropic' ? anthropicReply(step, requestBody) : openaiReply(step, requestBody),
+    );
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    anthropicBaseURL: url,
+    openaiBaseURL: `${url}/v1`,
+    requests,
+    push: (...steps) => {
+      script.push(...steps);
+    },
+    pending: () => script.length,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}

@@ -1,0 +1,32 @@
+import { createAnthropicModel } from '../llm/anthropic-model.js';
+import { createOpenAIModel } from '../llm/openai-model.js';
+import type { RetryOptions } from '../llm/retry.js';
+import type { LanguageModel } from '../llm/types.js';
+import type { ScriptedModelServer } from './scripted-model-server.js';
+
+export interface ScriptedModelOptions {
+  model?: string;
+  /** Defaults to 1 ms backoff so retry tests stay fast. */
+  retry?: RetryOptions;
+  timeoutMs?: number;
+}
+
+/**
+ * A LanguageModel made by the REAL provider (official SDK) pointed at a scripted server, so a
+ * test exercises the same conversion, HTTP and retry code as production.
+ */
+export function scriptedModel(
+  server: ScriptedModelServer,
+  api: 'anthropic' | 'openai' = 'anthropic',
+  options: ScriptedModelOptions = {},
+): LanguageModel {
+  const common = {
+    apiKey: 'test-key',
+    model: options.model ?? 'scripted-model',
+    retry: { baseDelayMs: 1, maxDelayMs: 5, ...options.retry },
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  };
+  return api === 'anthropic'
+    ? createAnthropicModel({ ...common, baseURL: server.anthropicBaseURL })
+    : createOpenAIModel({ ...common, baseURL: server.openaiBaseURL });
+}
