@@ -1,0 +1,4 @@
+export * from './format.js';
+export * from './handler.js';
+export * from './index-sync.js';
+export * from './paths.js';

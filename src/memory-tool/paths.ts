@@ -1,0 +1,103 @@
+import { lstat, realpath } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import { errnoCode } from '../util/errors.js';
+
+/** The virtual root the Anthropic memory tool speaks in. */
+export const MEMORY_TOOL_ROOT = '/memories';
+
+export type MemoryToolPath =
+  | {
+      ok: true /** Relative to the memory directory with `/` separators; '' for the root. */;
+      rel: string;
+    }
+  | { ok: false; error: string };
+
+/** Decode %XX repeatedly (double encoding is a classic bypass); undefined when malformed. */
+function fullyDecoded(text: string): string | undefined {
+  let current = text;
+  for (let i = 0; i < 4; i++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(current);
+    } catch {
+      return undefined;
+    }
+    if (next === current) return current;
+    current = next;
+  }
+  return current;
+}
+
+/**
+ * Map a tool path onto the memory directory, refusing everything that could leave it. Pure.
+ * The official reference implementation checks `startsWith('/memories')`, which also admits
+ * `/memoriesX/...`; here the root must be followed by `/` or nothing. Traversal is refused in
+ * every spelling a model or an attacker might use: `..` segments, percent-encoded dots or
+ * slashes (also double-encoded), backslashes (Windows separators) and NUL.
+ */
+export function parseMemoryToolPath(path: unknown): MemoryToolPath {
+  if (typeof path !== 'string' || path === '') {
+    return { ok: false, error: 'A path is required and must start with /memories.' };
+  }
+  if (path.includes('\0'))
+    return { ok: false, error: `The path ${JSON.stringify(path)} contains a NUL byte.` };
+  if (path !== MEMORY_TOOL_ROOT && !path.startsWith(`${MEMORY_TOOL_ROOT}/`)) {
+    return { ok: false, error: `Path must start with /memories, got: ${path}` };
+  }
+  if (path.includes('\\')) {
+    return { ok: false, error: `Path ${path} contains a backslash; use / to separate folders.` };
+  }
+  const decoded = fullyDecoded(path);
+  if (decoded === undefined || decoded.includes('\\') || decoded.includes('\0')) {
+    return { ok: false, error: `Path ${path} contains invalid percent-encoding.` };
+  }
+  const rawSegments = path.slice(MEMORY_TOOL_ROOT.length).split('/');
+  const decodedSegments = decoded.slice(MEMORY_TOOL_ROOT.length).split('/');
+  const traversal = (s: string) => s === '..' || s === '.';
+  if (rawSegments.some(traversal) || decodedSegments.some(traversal)) {
+    return { ok: false, error: `Path ${path} would escape /memories directory` };
+  }
+  if (decodedSegments.length !== rawSegments.length) {
+    // An encoded slash would make the model's path and the file on disk disagree.
+    return { ok: false, error: `Path ${path} contains an encoded path separator.` };
+  }
+  const rel = rawSegments.filter((s) => s !== '').join('/');
+  return { ok: true, rel };
+}
+
+/** The tool path for a relative path, as results show it. */
+export function toolPathOf(rel: string): string {
+  return rel === '' ? MEMORY_TOOL_ROOT : `${MEMORY_TOOL_ROOT}/${rel}`;
+}
+
+/**
+ * Resolve symlinks on the deepest existing ancestor of `target` and refuse when the real
+ * location is outside the real root: a link `/memories/x -> /etc` must not let a create write
+ * `/etc/passwd`. Returns the real path to operate on.
+ */
+export async function confinedRealPath(root: string, target: string): Promise<string | undefined> {
+  const realRoot = await realpath(root);
+  let current = target;
+  for (;;) {
+    try {
+      const real = await realpath(current);
+      if (real !== realRoot && !real.startsWith(realRoot + sep)) return undefined;
+      return join(real, relative(current, target));
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT') throw error;
+      // A dangling link may point anywhere; following it on write would escape.
+      if (await isSymlink(current)) return undefined;
+      const parent = dirname(current);
+      if (parent === current) return undefined;
+      current = parent;
+    }
+  }
+}
+
+async function isSymlink(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
