@@ -1,0 +1,192 @@
+/**
+ * Load one instruction file and, depth first, the files it includes with `@path`. Never throws:
+ * every reason a file does not load is either silent by design (absent, already loaded) or
+ * reported so the host can tell the user.
+ */
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { extname } from 'node:path';
+import picomatch from 'picomatch';
+import { errnoCode } from '../util/errors.js';
+import {
+  LARGE_FILE_CHARS,
+  MARKDOWN_EXTENSIONS,
+  MAX_FILE_BYTES,
+  MAX_INCLUDE_DEPTH,
+  TEXT_FILE_NAMES,
+} from './constants.js';
+import {
+  type AllowedRoots,
+  comparisonKey,
+  isAllowed,
+  isTextFilePath,
+  resolveIncludePath,
+} from './include-path.js';
+import { extractIncludeReferences } from './markdown.js';
+import { processInstructionText } from './process-text.js';
+import type { InstructionReport, InstructionType, LoadedInstructionFile } from './types.js';
+
+export interface LoadContext {
+  homedir: string;
+  /** Exclude globs (absolute paths); never applied to managed files. */
+  excludes: readonly string[];
+  /** Comparison keys of files already loaded or attempted: each file loads once. */
+  seen: Set<string>;
+  reports: InstructionReport[];
+}
+
+/** What a discovered file passes on to everything it includes. */
+export interface Chain {
+  type: InstructionType;
+  /** Where includes (and, for project and local files, the file itself) may resolve. */
+  allowedRoots: AllowedRoots;
+  /** Set for files of a rules folder: `paths:` frontmatter is honoured, relative to this folder. */
+  ruleBaseDir?: string;
+  /** Set once a conditional rule was found: its includes apply under the same globs. */
+  conditional?: { globs: string[]; baseDir: string };
+}
+
+export async function loadInstructionFile(
+  ctx: LoadContext,
+  path: string,
+  chain: Chain,
+  depth = 0,
+  parent?: string,
+): Promise<LoadedInstructionFile[]> {
+  const report = (
+    kind: InstructionReport['kind'],
+    severity: InstructionReport['severity'],
+    message: string,
+  ) => ctx.reports.push({ kind, severity, path, ...(parent ? { parent } : {}), message });
+  if (depth > MAX_INCLUDE_DEPTH) {
+    report(
+      'include-too-deep',
+      'warning',
+      `Not included: nested more than ${MAX_INCLUDE_DEPTH} includes deep.`,
+    );
+    return [];
+  }
+  const isInclude = parent !== undefined;
+  const confined = isInclude || chain.type === 'project' || chain.type === 'local';
+  // Checked before touching the disk, so a refused path is refused whether or not it exists.
+  if (isInclude && !isAllowed(path, chain.allowedRoots)) {
+    report('refused', 'warning', refusalMessage(path, parent));
+    return [];
+  }
+  if (isInclude && !isTextFilePath(path)) {
+    report(
+      'include-not-text',
+      'info',
+      'Not included: only text files are included (decided by extension).',
+    );
+    return [];
+  }
+  let real: string;
+  try {
+    real = await realpath(path);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      if (isInclude) report('include-missing', 'info', 'Included file not found.');
+    } else report('unreadable', 'warning', `Cannot resolve: ${code ?? String(error)}.`);
+    return [];
+  }
+  const key = comparisonKey(real);
+  if (ctx.seen.has(key)) return []; // the same file via a symlink, a cycle or a second include
+  ctx.seen.add(key);
+  if (confined && !isAllowed(real, chain.allowedRoots)) {
+    report('refused', 'warning', refusalMessage(real, parent ?? path));
+    return [];
+  }
+  if (isInclude && !isTextFilePath(real)) {
+    report('include-not-text', 'info', `Not included: ${real} is not a text file by extension.`);
+    return [];
+  }
+  if (chain.type !== 'managed' && isExcluded(ctx.excludes, [path, real])) {
+    report('excluded', 'info', 'Excluded by instructionExcludes.');
+    return [];
+  }
+  const raw = await readText(path, report);
+  if (raw === undefined) return [];
+  const markdown = MARKDOWN_EXTENSIONS.has(extname(real).toLowerCase());
+  const processed = processInstructionText(raw.text, {
+    markdown,
+    rule: chain.ruleBaseDir !== undefined && !isInclude,
+  });
+  const childChain: Chain =
+    processed.globs && chain.ruleBaseDir
+      ? { ...chain, conditional: { globs: processed.globs, baseDir: chain.ruleBaseDir } }
+      : chain;
+  const file: LoadedInstructionFile = {
+    path,
+    realPath: real,
+    type: chain.type,
+    content: processed.content,
+    ...(parent ? { parent } : {}),
+    depth,
+    ...(childChain.conditional
+      ? { globs: childChain.conditional.globs, baseDir: childChain.conditional.baseDir }
+      : {}),
+    conditional: childChain.conditional !== undefined,
+    contentDiffersFromDisk: processed.differsFromDisk,
+    size: raw.size,
+    chars: processed.content.length,
+    tooLarge: processed.content.length > LARGE_FILE_CHARS,
+  };
+  if (file.tooLarge) {
+    report(
+      'too-large',
+      'warning',
+      `Loaded, but ${file.chars.toLocaleString('en-US')} characters is over ${LARGE_FILE_CHARS.toLocaleString('en-US')}: it takes a large share of the context. Shorten it or split it into rules with paths: globs.`,
+    );
+  }
+  const included: LoadedInstructionFile[] = [];
+  if (markdown) {
+    for (const reference of extractIncludeReferences(processed.content)) {
+      if (!looksLikePath(reference)) continue; // "@alice", "@here": mentions, not files
+      const target = resolveIncludePath(reference, path, ctx.homedir);
+      included.push(...(await loadInstructionFile(ctx, target, childChain, depth + 1, path)));
+    }
+  }
+  // Included text comes first so the including file, which uses it, is read last and weighs most.
+  return [...included, file];
+}
+
+async function readText(
+  path: string,
+  report: (kind: InstructionReport['kind'], severity: 'warning', message: string) => void,
+): Promise<{ text: string; size: number } | undefined> {
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) {
+      report('not-a-file', 'warning', 'Skipped: not a regular file.');
+      return undefined;
+    }
+    if (info.size > MAX_FILE_BYTES) {
+      report(
+        'skipped-too-big',
+        'warning',
+        `Skipped: ${info.size} bytes is over the ${MAX_FILE_BYTES}-byte limit.`,
+      );
+      return undefined;
+    }
+    return { text: await readFile(path, 'utf8'), size: info.size };
+  } catch (error) {
+    report('unreadable', 'warning', `Skipped: cannot read (${errnoCode(error) ?? String(error)}).`);
+    return undefined;
+  }
+}
+
+function looksLikePath(reference: string): boolean {
+  return /[/\\.]/.test(reference) || TEXT_FILE_NAMES.has(reference);
+}
+
+function isExcluded(patterns: readonly string[], paths: string[]): boolean {
+  if (patterns.length === 0) return false;
+  return paths.some((p) =>
+    picomatch.isMatch(p.replaceAll('\\', '/'), [...patterns], { dot: true }),
+  );
+}
+
+function refusalMessage(target: string, from: string | undefined): string {
+  return `Refused: ${target}${from ? ` (from ${from})` : ''} is outside the project and the folders its files may read. A cloned repository must not pull files from elsewhere into the prompt; to allow it, list the folder in "allowExternalIncludes" in your user settings.`;
+}

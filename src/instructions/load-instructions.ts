@@ -1,0 +1,163 @@
+/**
+ * Discover, load and assemble the instruction files for a working directory. Sources load in
+ * reverse order of priority (the last loaded weighs most): managed, user, then every folder from
+ * the file system root down to the working directory, project files before local ones.
+ */
+import { existsSync } from 'node:fs';
+import { dirname, join, parse, resolve } from 'node:path';
+import { findGitLocation } from '../memdir/git-root.js';
+import {
+  type EngramEnvironment,
+  engramHome,
+  loadSettings,
+  managedDir,
+  type SettingsFile,
+} from '../memdir/settings.js';
+import { RULES_DIR_ENTRY } from './constants.js';
+import { type AllowedRoots, isInside } from './include-path.js';
+import { type InstructionSettings, resolveInstructionSettings } from './instruction-settings.js';
+import { type Chain, type LoadContext, loadInstructionFile } from './load-file.js';
+import { renderInstructionsPrompt } from './prompts.js';
+import { listRuleFiles } from './rules-dir.js';
+import type {
+  InstructionReport,
+  InstructionsLoadReason,
+  InstructionsResult,
+  LoadedInstructionFile,
+} from './types.js';
+
+/** Managed files are read whatever the user configured: an administrator's policy always applies. */
+const MANAGED_FILES = ['AGENTS.md', 'CLAUDE.md'];
+
+/** Load without the cache. Never throws for a file that cannot be read: it is reported. */
+export async function readInstructions(
+  environment: EngramEnvironment,
+  loadReason: InstructionsLoadReason = 'session_start',
+): Promise<InstructionsResult> {
+  const cwd = resolve(environment.cwd);
+  const reports: InstructionReport[] = [];
+  const { settings, reports: settingReports } = resolveInstructionSettings(
+    readSettingsSafely(environment, reports),
+    environment.homedir,
+  );
+  reports.push(...settingReports);
+  const ctx: LoadContext = {
+    homedir: environment.homedir,
+    excludes: settings.excludes,
+    seen: new Set(),
+    reports,
+  };
+  const git = findGitLocation(cwd);
+  const projectRoots = git ? [...new Set([git.topLevel, git.commonRoot])] : [cwd];
+  const widen = (roots: string[]): AllowedRoots =>
+    settings.allowExternalIncludes === true
+      ? 'any'
+      : [...roots, ...(settings.allowExternalIncludes || [])];
+
+  const loaded: LoadedInstructionFile[] = [];
+  const load = async (path: string, chain: Chain) =>
+    loaded.push(...(await loadInstructionFile(ctx, path, chain)));
+
+  const managed = managedDir(environment);
+  for (const name of MANAGED_FILES)
+    await load(join(managed, name), { type: 'managed', allowedRoots: 'any' });
+
+  const userChain: Chain = {
+    type: 'user',
+    allowedRoots: widen([environment.homedir, engramHome(environment), ...projectRoots]),
+  };
+  const names = settings.fileNames;
+  if (names.includes('AGENTS.md'))
+    await load(join(engramHome(environment), 'AGENTS.md'), userChain);
+  if (names.includes('CLAUDE.md') || names.includes('.claude/CLAUDE.md'))
+    await load(join(environment.homedir, '.claude', 'CLAUDE.md'), userChain);
+  if (names.includes(RULES_DIR_ENTRY)) {
+    // User rules' globs are relative to the working directory: they have no project of their own.
+    const rulesDir = join(environment.homedir, '.claude', 'rules');
+    for (const rule of await listRuleFiles(rulesDir, reports))
+      await load(rule, { ...userChain, ruleBaseDir: cwd });
+  }
+
+  // A nested worktree (e.g. <main>/.claude/worktrees/x) has its own copy of the checked-in files;
+  // the main checkout's copies would load twice and may be from another branch.
+  const nestedWorktree =
+    git !== undefined && git.topLevel !== git.commonRoot && isInside(git.topLevel, git.commonRoot);
+  for (const dir of ancestorsFromRoot(cwd)) {
+    const skipProject =
+      nestedWorktree && isInside(dir, git.commonRoot) && !isInside(dir, git.topLevel);
+    const allowedRoots = widen([...projectRoots, dir]);
+    for (const name of orderedNames(names)) {
+      const type = isLocalName(name) ? 'local' : 'project';
+      const path = join(dir, name);
+      if (type === 'project' && skipProject) {
+        if (existsSync(path)) reports.push(worktreeReport(path));
+        continue;
+      }
+      if (name === RULES_DIR_ENTRY) {
+        for (const rule of await listRuleFiles(path, reports))
+          await load(rule, { type, allowedRoots, ruleBaseDir: dir });
+      } else await load(path, { type, allowedRoots });
+    }
+  }
+
+  const files = loaded.filter((f) => !f.conditional);
+  return {
+    cwd,
+    files,
+    conditionalRules: loaded.filter((f) => f.conditional),
+    prompt: renderInstructionsPrompt(files),
+    reports,
+    loadReason,
+  };
+}
+
+/** `/`, `/a`, `/a/b` for `/a/b`: broadest first, so the working directory loads last. */
+export function ancestorsFromRoot(cwd: string): string[] {
+  const dirs: string[] = [];
+  let dir = resolve(cwd);
+  const root = parse(dir).root;
+  for (;;) {
+    dirs.push(dir);
+    if (dir === root) break;
+    const up = dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  return dirs.reverse();
+}
+
+/** Local files (`*.local.md`, `*.override.md`) are personal and come after the project's files. */
+export function isLocalName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return lower.endsWith('.local.md') || lower.endsWith('.override.md');
+}
+
+function orderedNames(names: InstructionSettings['fileNames']): string[] {
+  return [...names.filter((n) => !isLocalName(n)), ...names.filter(isLocalName)];
+}
+
+function readSettingsSafely(
+  environment: EngramEnvironment,
+  reports: InstructionReport[],
+): SettingsFile[] {
+  try {
+    return loadSettings(environment);
+  } catch (error) {
+    reports.push({
+      kind: 'settings',
+      severity: 'warning',
+      path: join(engramHome(environment), 'settings.json'),
+      message: `Settings not applied, using defaults: ${(error as Error).message}`,
+    });
+    return [];
+  }
+}
+
+function worktreeReport(path: string): InstructionReport {
+  return {
+    kind: 'worktree-skipped',
+    severity: 'info',
+    path,
+    message: 'Skipped: checked in to the main checkout; this worktree has its own copy.',
+  };
+}
