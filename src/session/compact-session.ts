@@ -1,0 +1,123 @@
+/**
+ * Compaction for a session, with I/O: wait (bounded) for a running notes update, read the notes and
+ * the cursor, then pick the path: notes when they hold something, else a model summary, else
+ * truncation. The decision and its reasons are part of the result so a host can show them.
+ */
+
+import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
+import { runForkedAgent } from '../llm/forked-agent.js';
+import type { LanguageModel, Message, TextBlock, ToolDefinition } from '../llm/types.js';
+import type { EngramEnvironment } from '../memdir/index.js';
+import {
+  type CompactionResult,
+  compactByTruncation,
+  compactWithNotes,
+  compactWithSummary,
+} from './compaction.js';
+import { DEFAULT_KEEP_LIMITS, type KeepLimits } from './keep-policy.js';
+import { isTemplateOnly } from './notes-structure.js';
+import { buildSummaryInstruction } from './prompts.js';
+import { loadNotesTemplate, readCursor, readOptional, sessionPaths } from './session-store.js';
+import { indexOfMessage } from './thresholds.js';
+import { type WaitForNotesOptions, type WaitResult, waitForNotes } from './update-record.js';
+
+export interface CompactSessionOptions {
+  environment: EngramEnvironment;
+  sessionId: string;
+  messages: readonly Message[];
+  /** Used only when the notes are missing, empty or template-only. */
+  model?: LanguageModel;
+  /** The host's system prompt and tools, so a summary request shares its prompt cache. */
+  system?: string | TextBlock[];
+  /** The host's tool list (default: engram's file tools; the API wants tools when history has calls). */
+  tools?: ToolDefinition[];
+  limits?: KeepLimits;
+  wait?: WaitForNotesOptions;
+  signal?: AbortSignal;
+}
+
+export interface SessionCompaction extends CompactionResult {
+  sessionId: string;
+  notesPath: string;
+  /** Where the notes boundary was found (-1: not in this history). */
+  boundary: { id?: string; index: number };
+  wait: WaitResult;
+  warnings: string[];
+}
+
+export async function compactSession(options: CompactSessionOptions): Promise<SessionCompaction> {
+  const paths = sessionPaths(options.environment, options.sessionId);
+  const wait = await waitForNotes(paths.running, options.wait);
+  const [notes, cursor, template] = await Promise.all([
+    readOptional(paths.notes),
+    readCursor(paths),
+    loadNotesTemplate(options.environment),
+  ]);
+  const warnings = template.warning ? [template.warning] : [];
+  const boundaryIndex = indexOfMessage(options.messages, cursor.lastMessageId);
+  if (cursor.lastMessageId !== undefined && boundaryIndex < 0) {
+    warnings.push(
+      `the notes cover message ${cursor.lastMessageId}, which is not in this history; counting from the end`,
+    );
+  }
+  const extra = {
+    sessionId: paths.sessionId,
+    notesPath: paths.notes,
+    boundary: { id: cursor.lastMessageId, index: boundaryIndex },
+    wait,
+    warnings,
+  };
+  const limits = options.limits ?? DEFAULT_KEEP_LIMITS;
+  const notesState =
+    notes === undefined
+      ? 'no notes file'
+      : notes.trim() === ''
+        ? 'the notes file is empty'
+        : isTemplateOnly(notes, template.sections)
+          ? 'the notes hold only the template'
+          : undefined;
+  if (notes !== undefined && notesState === undefined) {
+    const result = compactWithNotes({
+      messages: options.messages,
+      notes,
+      notesPath: paths.notes,
+      boundaryIndex,
+      limits,
+    });
+    return { ...result, ...extra };
+  }
+  if (!options.model) {
+    const why = `${notesState} and no model is configured`;
+    return { ...compactByTruncation(options.messages, why, limits.maxTokens), ...extra };
+  }
+  const summary = await summarize(options);
+  if (summary.ok) {
+    const why = `${notesState}; the model summarized the conversation`;
+    return { ...compactWithSummary(options.messages, summary.text, why, limits), ...extra };
+  }
+  const why = `${notesState} and the summary failed (${summary.reason})`;
+  return { ...compactByTruncation(options.messages, why, limits.maxTokens), ...extra };
+}
+
+async function summarize(
+  options: CompactSessionOptions,
+): Promise<{ ok: true; text: string } | { ok: false; reason: string }> {
+  const result = await runForkedAgent({
+    model: options.model!,
+    prefix: {
+      system: options.system,
+      tools: options.tools ?? FILE_TOOL_DEFINITIONS,
+      messages: [...options.messages],
+    },
+    prompt: buildSummaryInstruction(),
+    tools: [],
+    canUseTool: () => ({ behavior: 'deny', message: 'No tools while summarizing.' }),
+    maxTurns: 1,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  if (result.status === 'error' || result.status === 'aborted') {
+    return { ok: false, reason: result.error?.message ?? result.status };
+  }
+  const text = result.finalText.trim();
+  return text ? { ok: true, text } : { ok: false, reason: 'the model returned no text' };
+}

@@ -1,0 +1,134 @@
+/**
+ * Where a session's notes live and the thin I/O around them:
+ * `$ENGRAM_HOME/session-memory/<session id>/notes.md` (+ `state.json` for the update cursor),
+ * and `$ENGRAM_HOME/session-memory/template.md` for a user template that replaces the default.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { EngramEnvironment } from '../memdir/index.js';
+import { engramHome } from '../memdir/settings.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { EngramError, errnoCode } from '../util/errors.js';
+import { parseTemplate } from './notes-structure.js';
+import { DEFAULT_NOTES_SECTIONS, type NotesSectionSpec, renderNotesTemplate } from './prompts.js';
+import type { NotesCursor } from './thresholds.js';
+
+export const SESSION_MEMORY_DIR = 'session-memory';
+export const NOTES_FILE = 'notes.md';
+export const STATE_FILE = 'state.json';
+export const TEMPLATE_FILE = 'template.md';
+
+export interface SessionPaths {
+  sessionId: string;
+  dir: string;
+  notes: string;
+  state: string;
+  /** The running-update record (see update-record.ts). */
+  running: string;
+}
+
+/** Session ids become folder names: refuse anything that could leave the folder. */
+export function checkSessionId(sessionId: string): string {
+  const id = sessionId.trim();
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/.test(id) || id.includes('..')) {
+    throw new EngramError(
+      'invalid_input',
+      `Invalid session id "${sessionId}": use letters, digits, ".", "_" and "-" (a UUID works)`,
+    );
+  }
+  return id;
+}
+
+export function sessionMemoryRoot(environment: EngramEnvironment): string {
+  return join(engramHome(environment), SESSION_MEMORY_DIR);
+}
+
+export function sessionPaths(environment: EngramEnvironment, sessionId: string): SessionPaths {
+  const id = checkSessionId(sessionId);
+  const dir = join(sessionMemoryRoot(environment), id);
+  return {
+    sessionId: id,
+    dir,
+    notes: join(dir, NOTES_FILE),
+    state: join(dir, STATE_FILE),
+    running: join(dir, 'update-running.json'),
+  };
+}
+
+export interface NotesTemplate {
+  sections: NotesSectionSpec[];
+  /** The text a new notes file starts from. */
+  text: string;
+  source: 'default' | 'user';
+  path?: string;
+  warning?: string;
+}
+
+export function defaultNotesTemplate(): NotesTemplate {
+  const sections = [...DEFAULT_NOTES_SECTIONS];
+  return { sections, text: renderNotesTemplate(sections), source: 'default' };
+}
+
+/** The user template if there is a usable one, else the default (with a warning when unusable). */
+export async function loadNotesTemplate(environment: EngramEnvironment): Promise<NotesTemplate> {
+  const path = join(sessionMemoryRoot(environment), TEMPLATE_FILE);
+  const text = await readOptional(path);
+  if (text === undefined) return defaultNotesTemplate();
+  const sections = parseTemplate(text);
+  if (sections.length === 0) {
+    return {
+      ...defaultNotesTemplate(),
+      warning: `${path} has no "# " section headers; using the default notes template`,
+    };
+  }
+  return { sections, text: text.endsWith('\n') ? text : `${text}\n`, source: 'user', path };
+}
+
+export async function readOptional(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return undefined;
+    throw new EngramError('io_error', `Cannot read ${path}: ${errnoCode(error) ?? error}`, {
+      cause: error,
+    });
+  }
+}
+
+/** Create the session folder and, if absent, the notes file from the template. */
+export async function ensureNotesFile(
+  paths: SessionPaths,
+  template: NotesTemplate,
+): Promise<string> {
+  await mkdir(paths.dir, { recursive: true, mode: 0o700 });
+  try {
+    // 'wx': never overwrite notes another process created a moment ago.
+    await writeFile(paths.notes, template.text, { flag: 'wx', mode: 0o600 });
+    return template.text;
+  } catch (error) {
+    if (errnoCode(error) !== 'EEXIST') throw error;
+    return (await readOptional(paths.notes)) ?? '';
+  }
+}
+
+export interface StoredCursor extends NotesCursor {
+  updatedAt?: string;
+  updates?: number;
+}
+
+export async function readCursor(paths: SessionPaths): Promise<StoredCursor> {
+  const text = await readOptional(paths.state);
+  if (text === undefined) return {};
+  try {
+    const data = JSON.parse(text) as StoredCursor;
+    return typeof data === 'object' && data !== null ? data : {};
+  } catch {
+    // A corrupt cursor only costs one early update; never block the session on it.
+    return {};
+  }
+}
+
+export async function writeCursor(paths: SessionPaths, cursor: StoredCursor): Promise<void> {
+  await mkdir(paths.dir, { recursive: true, mode: 0o700 });
+  await writeFileAtomic(paths.state, `${JSON.stringify(cursor, null, 2)}\n`, { mode: 0o600 });
+}
