@@ -1,0 +1,270 @@
+import type { ConversationPrefix, LanguageModel } from '../llm/types.js';
+import { EngramError, isEngramError } from '../util/errors.js';
+import { isProcessAlive } from '../util/file-lock.js';
+import {
+  checkEnabledGate,
+  checkScanThrottle,
+  checkSessionGate,
+  checkTimeGate,
+  DEFAULT_DREAM_CONFIG,
+  type DreamConfig,
+  decideLock,
+  type GateDecision,
+  type GateName,
+  type SessionRef,
+  sessionsToReview,
+} from './gates.js';
+import {
+  completeConsolidationLock,
+  readLastConsolidatedAt,
+  readLockState,
+  rollbackConsolidationLock,
+  tryAcquireConsolidationLock,
+} from './lock.js';
+import type { DreamProgress } from './progress.js';
+import { type DreamRunResult, runDream } from './run.js';
+import type { SessionLister } from './sessions.js';
+
+export interface DreamerOptions {
+  memoryDir: string;
+  /** Where sessions come from; called at most once per `scanIntervalMs` per dreamer. */
+  sessions: SessionLister;
+  /** The model for the run; without one the enabled gate stops every call. */
+  model?: LanguageModel;
+  config?: Partial<DreamConfig>;
+  /** Memory as a whole, and consolidation, may be switched off (default on). */
+  memoryEnabled?: boolean;
+  dreamEnabled?: boolean;
+  now?: () => number;
+  pid?: number;
+  isProcessAlive?: (pid: number) => boolean;
+}
+
+export interface DreamContext {
+  /** The session still running: its transcript is incomplete, so it is never counted or reviewed. */
+  currentSessionId?: string;
+  /** The host's last request, so the run shares its prompt cache. */
+  prefix?: ConversationPrefix;
+  signal?: AbortSignal;
+  onProgress?: (progress: DreamProgress) => void;
+  /** Called as each gate decides (the CLI shows them live). */
+  onGate?: (decision: GateDecision) => void;
+  /** Skip the time, throttle and session gates; the lock still applies. */
+  force?: boolean;
+}
+
+export type DreamOutcome =
+  | { kind: 'stopped'; gate: GateName; reason: string; gates: GateDecision[] }
+  | {
+      kind: 'ran';
+      gates: GateDecision[];
+      sessions: SessionRef[];
+      /** `committed`: the lock's mtime is now. `rolled_back`: it is what it was before. */
+      lock: 'committed' | 'rolled_back';
+      run: DreamRunResult;
+    }
+  | { kind: 'error'; gates: GateDecision[]; error: EngramError };
+
+export interface DryRunReport {
+  /** The first gate that would stop a run, if any. */
+  stoppedAt: GateName | undefined;
+  reason: string | undefined;
+  /** Every gate's decision, in order; a dry run evaluates them all, including past a stop. */
+  gates: GateDecision[];
+  sessions: SessionRef[];
+  lastConsolidatedAt: number;
+}
+
+export interface Dreamer {
+  /** Check the gates in cost order and run a consolidation when all pass. Never rejects. */
+  maybeDream(context?: DreamContext): Promise<DreamOutcome>;
+  /** What `maybeDream` would decide, without taking the lock or recording a scan. */
+  dryRun(context?: Omit<DreamContext, 'signal' | 'onProgress' | 'prefix'>): Promise<DryRunReport>;
+}
+
+/**
+ * A consolidation scheduler for one memory directory. It owns the scan throttle's state, so a
+ * host keeps one dreamer for its lifetime and calls `maybeDream` at the end of every turn: most
+ * calls end at the time gate after one stat.
+ */
+export function createDreamer(options: DreamerOptions): Dreamer {
+  const config: DreamConfig = { ...DEFAULT_DREAM_CONFIG, ...options.config };
+  const now = options.now ?? Date.now;
+  const alive = options.isProcessAlive ?? isProcessAlive;
+  let lastScanAtMs: number | undefined;
+
+  const enabledGate = (): GateDecision => {
+    const decision = checkEnabledGate({
+      memoryEnabled: options.memoryEnabled ?? true,
+      dreamEnabled: options.dreamEnabled ?? true,
+    });
+    if (decision.kind === 'pass' && !options.model)
+      return {
+        kind: 'stop',
+        gate: 'enabled',
+        reason: 'no model is configured for background work',
+      };
+    return decision;
+  };
+  const forced = (gate: GateName, detail = 'skipped (--force)'): GateDecision => ({
+    kind: 'pass',
+    gate,
+    detail,
+  });
+
+  type UpToLock =
+    | { stop: GateDecision & { kind: 'stop' } }
+    | { stop?: undefined; lastAt: number; sessions: SessionRef[] };
+
+  async function gatesUpToLock(ctx: DreamContext, gates: GateDecision[]): Promise<UpToLock> {
+    const record = (d: GateDecision) => {
+      gates.push(d);
+      ctx.onGate?.(d);
+      return d.kind === 'stop' ? d : undefined;
+    };
+    const enabled = record(enabledGate());
+    if (enabled) return { stop: enabled };
+    const lastAt = await readLastConsolidatedAt(options.memoryDir);
+    const time = record(
+      ctx.force
+        ? forced('time')
+        : checkTimeGate({ lastConsolidatedAtMs: lastAt, nowMs: now(), minHours: config.minHours }),
+    );
+    if (time) return { stop: time };
+    const throttle = record(
+      ctx.force
+        ? forced('throttle')
+        : checkScanThrottle({ lastScanAtMs, nowMs: now(), scanIntervalMs: config.scanIntervalMs }),
+    );
+    if (throttle) return { stop: throttle };
+    lastScanAtMs = now();
+    const listed = await options.sessions.listSessionsTouchedSince(lastAt);
+    const sessions = sessionsToReview(listed, ctx.currentSessionId);
+    const gate = checkSessionGate({ sessions, minSessions: config.minSessions });
+    const stop = record(
+      ctx.force
+        ? forced('sessions', `${sessions.length} sessions (gate skipped by --force)`)
+        : gate,
+    );
+    return stop ? { stop } : { lastAt, sessions };
+  }
+
+  async function maybeDream(ctx: DreamContext = {}): Promise<DreamOutcome> {
+    const gates: GateDecision[] = [];
+    try {
+      const passed = await gatesUpToLock(ctx, gates);
+      if (passed.stop)
+        return { kind: 'stopped', gate: passed.stop.gate, reason: passed.stop.reason, gates };
+      const { lastAt, sessions } = passed;
+      const acquired = await tryAcquireConsolidationLock(options.memoryDir, {
+        now,
+        isProcessAlive: alive,
+        staleMs: config.lockStaleMs,
+        expectedMtimeMs: lastAt,
+        ...(options.pid === undefined ? {} : { pid: options.pid }),
+      });
+      if (!acquired.acquired) {
+        const stop: GateDecision = { kind: 'stop', gate: 'lock', reason: acquired.reason };
+        gates.push(stop);
+        ctx.onGate?.(stop);
+        return { kind: 'stopped', gate: 'lock', reason: acquired.reason, gates };
+      }
+      gates.push(acquired.decision);
+      ctx.onGate?.(acquired.decision);
+      return await runHoldingLock(ctx, gates, sessions, acquired.lock);
+    } catch (error) {
+      return { kind: 'error', gates, error: asEngramError(error) };
+    }
+  }
+
+  async function runHoldingLock(
+    ctx: DreamContext,
+    gates: GateDecision[],
+    sessions: SessionRef[],
+    lock: Parameters<typeof rollbackConsolidationLock>[0],
+  ): Promise<DreamOutcome> {
+    let run: DreamRunResult;
+    try {
+      run = await runDream({
+        model: options.model as LanguageModel,
+        memoryDir: options.memoryDir,
+        sessions,
+        maxTurns: config.maxTurns,
+        now,
+        ...(ctx.prefix ? { prefix: ctx.prefix } : {}),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
+      });
+    } catch (error) {
+      // The run never finished: the next session must see the time gate still open.
+      await rollbackConsolidationLock(lock);
+      return { kind: 'error', gates, error: asEngramError(error) };
+    }
+    // A run that hit its turn limit still changed the directory; retrying from scratch every
+    // session would pay for the same work again, so it counts as done (and says so in `status`).
+    if (run.status === 'completed' || run.status === 'max_turns') {
+      await completeConsolidationLock(lock, { now });
+      return { kind: 'ran', gates, sessions, lock: 'committed', run };
+    }
+    await rollbackConsolidationLock(lock);
+    return { kind: 'ran', gates, sessions, lock: 'rolled_back', run };
+  }
+
+  async function dryRun(
+    ctx: Omit<DreamContext, 'signal' | 'onProgress' | 'prefix'> = {},
+  ): Promise<DryRunReport> {
+    const gates: GateDecision[] = [];
+    const record = (d: GateDecision) => {
+      gates.push(d);
+      ctx.onGate?.(d);
+    };
+    record(enabledGate());
+    const lastAt = await readLastConsolidatedAt(options.memoryDir);
+    record(
+      ctx.force
+        ? forced('time')
+        : checkTimeGate({ lastConsolidatedAtMs: lastAt, nowMs: now(), minHours: config.minHours }),
+    );
+    record(
+      ctx.force
+        ? forced('throttle')
+        : checkScanThrottle({ lastScanAtMs, nowMs: now(), scanIntervalMs: config.scanIntervalMs }),
+    );
+    const sessions = sessionsToReview(
+      await options.sessions.listSessionsTouchedSince(lastAt),
+      ctx.currentSessionId,
+    );
+    const sessionGate = checkSessionGate({ sessions, minSessions: config.minSessions });
+    record(
+      ctx.force
+        ? forced('sessions', `${sessions.length} sessions (gate skipped by --force)`)
+        : sessionGate,
+    );
+    const state = await readLockState(options.memoryDir);
+    record(
+      decideLock({
+        state,
+        nowMs: now(),
+        staleMs: config.lockStaleMs,
+        holderAlive: state.holderPid !== undefined && alive(state.holderPid),
+      }),
+    );
+    const first = gates.find((g) => g.kind === 'stop');
+    return {
+      stoppedAt: first?.gate,
+      reason: first?.kind === 'stop' ? first.reason : undefined,
+      gates,
+      sessions,
+      lastConsolidatedAt: lastAt,
+    };
+  }
+
+  return { maybeDream, dryRun };
+}
+
+function asEngramError(error: unknown): EngramError {
+  if (isEngramError(error)) return error;
+  return new EngramError('io_error', error instanceof Error ? error.message : String(error), {
+    cause: error,
+  });
+}

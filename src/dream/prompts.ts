@@ -1,0 +1,115 @@
+/**
+ * The instruction for a consolidation ("dream") pass. Written in our own words; each phase exists
+ * because of a failure mode the seeds describe: duplicates written without looking (orient),
+ * memories that drifted from the project (gather), corrections piled on top of wrong facts
+ * (consolidate), an index that outgrew what is loaded (prune and index). Tests check the sections
+ * are present, in this order, with action-first headings.
+ */
+import {
+  INDEX_FILE,
+  INDEX_LINE_MAX_CHARS,
+  INDEX_MAX_BYTES,
+  INDEX_MAX_LINES,
+} from '../memdir/index.js';
+import type { SessionRef } from './gates.js';
+
+export const DREAM_PROMPT_HEADINGS = {
+  intro: '# Consolidate the memory directory',
+  rules: '## Work within these limits',
+  orient: '## Phase 1 — Orient: learn what is already stored',
+  gather: '## Phase 2 — Gather: find what changed since the last pass',
+  consolidate: '## Phase 3 — Consolidate: fix memories where they live',
+  prune: '## Phase 4 — Prune and index: keep the index small and true',
+  sessions: '## Sessions to review',
+  finish: '## Finish with a short report',
+} as const;
+
+export interface DreamPromptOptions {
+  memoryDir: string;
+  sessions: readonly SessionRef[];
+  /** Today, so relative dates can be written as absolute ones. */
+  now: Date;
+  /** The manifest of memories (one line each, revoked ones marked), if the caller has it. */
+  manifest?: string;
+}
+
+function rulesSection(memoryDir: string): string {
+  return `${DREAM_PROMPT_HEADINGS.rules}
+- You may read any file, but you may only write inside \`${memoryDir}\`, and only markdown files there. Writes anywhere else are refused.
+- Nothing can be deleted. To retire a memory, revoke it (see Phase 3); engram keeps revoked files so no agent learns them again.
+- Use the read-only tools (list, find, grep, read) to look around, and write or edit only memory files and ${INDEX_FILE}.
+- Leave dot files in the directory alone: they are engram's own bookkeeping.`;
+}
+
+const ORIENT = `${DREAM_PROMPT_HEADINGS.orient}
+- List the memory directory and read ${INDEX_FILE} to see what the index promises.
+- Skim the topic files (their frontmatter first) so you know what exists before writing anything: a new file on a subject that already has one is the duplicate this pass is meant to remove.
+- Note memories marked revoked: they were found wrong once. Do not bring their claims back.`;
+
+const GATHER = `${DREAM_PROMPT_HEADINGS.gather}
+- Look for new signal from the sessions listed below: decisions, corrections, preferences and facts that are still missing or now stated differently.
+- Look hardest for memories that contradict the project as it is now: a file, flag, command or decision a memory names that no longer exists or changed. Check the project (list, grep, read) before you conclude anything; "I remember" is not evidence.
+- Search transcripts narrowly with grep for things you already suspect matter. Never read a transcript from start to end: they are long and mostly noise.`;
+
+function consolidateSection(today: string): string {
+  return `${DREAM_PROMPT_HEADINGS.consolidate}
+- Merge new signal into the existing file on that subject instead of creating a new one. When two files say the same thing, keep the better one, move anything the other adds into it, and revoke the other with \`superseded_by\` pointing at the one you kept.
+- Rewrite relative dates as absolute ones ("yesterday", "next Friday" → a date; today is ${today}), so the memory still reads true later.
+- When a memory is wrong, fix it at its source: rewrite it if the rule still holds on different grounds, or revoke it if it no longer holds. Never add a correction beside a wrong memory; two files that disagree are worse than one.
+- To revoke a memory, edit its frontmatter to add \`status: revoked\`, \`revoked: ${today}\`, \`reason: <one line saying why>\` and, when another file replaces it, \`superseded_by: <file.md>\`; then remove its line from ${INDEX_FILE}. Keep its body as the record of what was believed.
+- Keep every memory's frontmatter complete: \`name\`, a one-line \`description\`, and \`type\` (user, feedback, project or reference).`;
+}
+
+const PRUNE = `${DREAM_PROMPT_HEADINGS.prune}
+- ${INDEX_FILE} is loaded into every session and cut at ${INDEX_MAX_LINES} lines and ${INDEX_MAX_BYTES.toLocaleString('en-US')} bytes: bring it back well under both.
+- One line per memory, \`- [Title](file.md) — hook\`, each under about ${INDEX_LINE_MAX_CHARS} characters. The index points; it never holds the memory itself.
+- Every active memory file has exactly one line; remove lines that point at missing or revoked files.
+- Where two files disagree, correct the wrong one rather than leaving both.`;
+
+function sessionsSection(sessions: readonly SessionRef[]): string {
+  const lines = sessions.map(
+    (s) => `- ${s.id} — ${s.path} (last active ${new Date(s.mtimeMs).toISOString()})`,
+  );
+  return `${DREAM_PROMPT_HEADINGS.sessions}
+${sessions.length} session${sessions.length === 1 ? '' : 's'} since the last consolidation:
+${lines.length > 0 ? lines.join('\n') : '- (none listed; work from the memory directory alone)'}`;
+}
+
+const FINISH = `${DREAM_PROMPT_HEADINGS.finish}
+When the directory is consistent, reply in a few lines: what you merged, revoked, re-dated and re-indexed. If nothing needed changing, say so; an unchanged directory is a fine result.`;
+
+/** The prompt for one consolidation pass. Deterministic: same input, same bytes. */
+export function buildDreamPrompt(options: DreamPromptOptions): string {
+  const today = options.now.toISOString().slice(0, 10);
+  const intro = `${DREAM_PROMPT_HEADINGS.intro}
+This is a consolidation pass over the memory directory \`${options.memoryDir}\`: look back over recent sessions and leave the memories fewer, truer and easier to find. Work through the four phases in order.`;
+  const manifest = options.manifest?.trim()
+    ? `\n\nMemories on disk now (newest first):\n${options.manifest.trim()}`
+    : '';
+  return [
+    `${intro}${manifest}`,
+    rulesSection(options.memoryDir),
+    ORIENT,
+    GATHER,
+    consolidateSection(today),
+    PRUNE,
+    sessionsSection(options.sessions),
+    FINISH,
+  ].join('\n\n');
+}
+
+/** The system text of a consolidation run started without a host conversation to fork from. */
+export const DREAM_SYSTEM_PROMPT =
+  'You are the memory consolidation agent of engram. You keep a directory of markdown memories ' +
+  'accurate and compact: one fact per file, an index that points at every active file, nothing ' +
+  'duplicated, nothing known to be wrong left unmarked. You work with file tools only.';
+
+export const FIND_TOOL_DESCRIPTION =
+  'Find files by name under a folder (default: the memory root). "name" is a glob such as ' +
+  '"*.jsonl" or "**/*.md". Returns one path per line, newest first, each with its modification ' +
+  'time, so you can pick recent files without opening them.';
+
+/** What the agent reads when it tries to write something other than a memory file. */
+export function notAMemoryFileRefusal(path: string): string {
+  return `Refused: ${path} is not a memory file. This task writes only markdown memory files and ${INDEX_FILE}, never dot files.`;
+}
