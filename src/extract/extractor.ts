@@ -1,0 +1,292 @@
+/**
+ * Background extraction after each turn: a safety net for memories the main agent forgot to save.
+ * All mutable state lives in the instance returned by `createExtractor`, so two extractors (two
+ * sessions, or tests) in one process never interfere.
+ */
+import { realpathSync } from 'node:fs';
+import { mkdir, realpath } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { createFileTools } from '../llm/file-tools.js';
+import { runForkedAgent } from '../llm/forked-agent.js';
+import { directorySandbox } from '../llm/sandbox.js';
+import { formatManifest } from '../memdir/manifest.js';
+import { scanMemories } from '../memdir/scan.js';
+import { EngramError, isEngramError } from '../util/errors.js';
+import type { WritePathContext } from './memory-writes.js';
+import {
+  DEFAULT_EVERY_N_TURNS,
+  DEFAULT_MAX_TURNS,
+  decideExtraction,
+  type ExtractionDecision,
+  isCompletedTurn,
+  startAfterCursor,
+} from './policy.js';
+import { buildExtractionPrompt, formatSavedNotice } from './prompts.js';
+import { checkSavedFiles, savedTopicFiles } from './saved-files.js';
+import type {
+  ExtractionContext,
+  ExtractionRun,
+  Extractor,
+  ExtractorOptions,
+  ExtractorState,
+  TriggerResult,
+} from './types.js';
+
+/** Drain waits at most this long by default: shutdown must not hang on a slow model. */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 60_000;
+
+type RunDecision = Extract<ExtractionDecision, { kind: 'run' }>;
+type SkipDecision = Exclude<ExtractionDecision, RunDecision>;
+
+function localDate(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+function realpathOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path; // not created yet
+  }
+}
+
+/** Create an extractor for one memory directory and one conversation. */
+export function createExtractor(options: ExtractorOptions): Extractor {
+  const memoryDir = resolve(options.memoryDir);
+  const everyNTurns = options.everyNTurns ?? DEFAULT_EVERY_N_TURNS;
+  const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
+  const hostCwd = options.cwd ?? process.cwd();
+  const tools = options.tools ?? createFileTools(memoryDir);
+
+  let cursor = options.cursor;
+  let inProgress = false;
+  let pending: ExtractionContext | undefined;
+  let turnsSinceLastRun = 0;
+  let aliases = [realpathOrSelf(memoryDir)].filter((p) => p !== memoryDir);
+  let controller: AbortController | undefined;
+  const inFlight = new Set<Promise<void>>();
+
+  /** How main-agent paths are read: relative to the host's working directory. */
+  const hostPaths = (): WritePathContext => ({
+    memoryDir,
+    cwd: hostCwd,
+    memoryDirAliases: aliases,
+  });
+  /** How fork paths are read: engram's file tools resolve relative paths in the memory directory. */
+  const forkPaths = (): WritePathContext => ({
+    memoryDir,
+    cwd: options.tools ? hostCwd : memoryDir,
+    memoryDirAliases: aliases,
+  });
+
+  function decide(context: ExtractionContext, trailing: boolean): ExtractionDecision {
+    const decision = decideExtraction({
+      messages: context.messages,
+      cursor,
+      turnsSinceLastRun,
+      everyNTurns,
+      trailing,
+      paths: hostPaths(),
+    });
+    turnsSinceLastRun = decision.turnsSinceLastRun;
+    return decision;
+  }
+
+  function report(run: ExtractionRun): void {
+    // A host callback that throws must not break the extractor's own bookkeeping.
+    try {
+      options.onRun?.(run);
+    } catch {}
+    if (run.notice === undefined) return;
+    try {
+      options.onSaved?.({ text: run.notice, files: run.saved });
+    } catch {}
+  }
+
+  function base(trailing: boolean, newMessageCount: number): ExtractionRun {
+    return {
+      outcome: 'skipped',
+      trailing,
+      cursorBefore: cursor,
+      cursorAfter: cursor,
+      newMessageCount,
+      saved: [],
+      turns: 0,
+      toolCalls: [],
+      warnings: [],
+    };
+  }
+
+  function skip(
+    decision: SkipDecision,
+    trailing: boolean,
+    context: ExtractionContext,
+  ): ExtractionRun {
+    const run = base(trailing, 0);
+    run.reason = decision.reason;
+    if (decision.reason === 'main_agent_wrote') {
+      // The main agent saved with full context; move past its write instead of saving twice.
+      cursor = decision.advanceTo;
+      run.mainAgentWrote = decision.written;
+    }
+    if (decision.reason !== 'no_new_messages') {
+      run.newMessageCount =
+        context.messages.length - startAfterCursor(context.messages, run.cursorBefore);
+    }
+    run.cursorAfter = cursor;
+    return run;
+  }
+
+  async function runFork(
+    context: ExtractionContext,
+    decision: RunDecision,
+    trailing: boolean,
+  ): Promise<ExtractionRun> {
+    const run = base(trailing, decision.newMessageCount);
+    const abort = new AbortController();
+    controller = abort;
+    try {
+      await mkdir(memoryDir, { recursive: true, mode: 0o700 });
+      const real = await realpath(memoryDir);
+      aliases = real === memoryDir ? [] : [real];
+      // The manifest is built only now, after every gate, so skipped turns never pay for a scan.
+      const scan = await scanMemories(memoryDir);
+      const prompt = buildExtractionPrompt({
+        newMessageCount: decision.newMessageCount,
+        memoryDir,
+        manifest: formatManifest(scan.memories),
+        today: localDate(options.now?.() ?? new Date()),
+      });
+      const result = await runForkedAgent({
+        model: options.model,
+        prefix: { system: context.system, tools: context.tools, messages: context.messages },
+        prompt,
+        tools,
+        canUseTool: directorySandbox(memoryDir, options.tools ? { cwd: hostCwd } : {}),
+        maxTurns,
+        signal: abort.signal,
+        ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
+      });
+      run.turns = result.turns;
+      run.usage = result.usage;
+      run.toolCalls = result.toolCalls;
+      run.finalText = result.finalText;
+      // Files written by a failed run stay on disk; they are reported so nothing is hidden.
+      run.saved = savedTopicFiles(result.toolCalls, forkPaths());
+      if (result.status !== 'completed') {
+        // At-least-once: the cursor stays, so these messages are offered again next time.
+        run.outcome = 'failed';
+        run.reason = result.status;
+        if (result.error) run.error = result.error;
+        return run;
+      }
+      cursor = decision.advanceTo;
+      run.cursorAfter = cursor;
+      run.warnings = await checkSavedFiles(memoryDir, run.saved);
+      run.outcome = run.saved.length > 0 ? 'saved' : 'nothing_saved';
+      if (run.saved.length > 0) run.notice = formatSavedNotice(run.saved);
+      return run;
+    } catch (error) {
+      run.outcome = 'failed';
+      run.reason = 'error';
+      run.error = isEngramError(error)
+        ? error
+        : new EngramError('io_error', `extraction failed: ${(error as Error).message}`, {
+            cause: error,
+          });
+      return run;
+    } finally {
+      if (controller === abort) controller = undefined;
+    }
+  }
+
+  /** Run a decided extraction, then the single trailing run for contexts that arrived meanwhile. */
+  function start(
+    context: ExtractionContext,
+    decision: RunDecision,
+    trailing: boolean,
+  ): Promise<ExtractionRun> {
+    inProgress = true;
+    const first = runFork(context, decision, trailing);
+    const whole = (async () => {
+      try {
+        report(await first);
+        for (let next = takePending(); next !== undefined; next = takePending()) {
+          const d = decide(next, true);
+          report(d.kind === 'run' ? await runFork(next, d, true) : skip(d, true, next));
+        }
+      } finally {
+        inProgress = false;
+      }
+    })();
+    inFlight.add(whole);
+    void whole.finally(() => inFlight.delete(whole));
+    return first;
+  }
+
+  function takePending(): ExtractionContext | undefined {
+    const next = pending;
+    pending = undefined;
+    return next;
+  }
+
+  async function drain(timeoutMs: number = DEFAULT_DRAIN_TIMEOUT_MS): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((done) => {
+      timer = setTimeout(() => done(false), timeoutMs);
+      timer.unref?.();
+    });
+    try {
+      while (inFlight.size > 0) {
+        const settled = Promise.allSettled([...inFlight]).then(() => true as const);
+        if (!(await Promise.race([settled, timeout]))) return false;
+      }
+      return true;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    onTurnEnd(context: ExtractionContext): TriggerResult {
+      if (!isCompletedTurn(context.messages))
+        return { status: 'ignored', reason: 'turn_not_complete' };
+      if (inProgress) {
+        // Coalesce: the newest context holds the whole history, so it replaces any older one.
+        pending = context;
+        return { status: 'queued' };
+      }
+      const decision = decide(context, false);
+      if (decision.kind === 'skip') {
+        report(skip(decision, false, context));
+        return { status: 'skipped', reason: decision.reason };
+      }
+      void start(context, decision, false);
+      return { status: 'started' };
+    },
+
+    async extractNow(context: ExtractionContext): Promise<ExtractionRun> {
+      // One run at a time: the cursor is only ever moved by the run that read it.
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+      const decision = decide(context, true);
+      if (decision.kind === 'skip') {
+        const run = skip(decision, false, context);
+        report(run);
+        return run;
+      }
+      return start(context, decision, false);
+    },
+
+    drain,
+
+    abort(): void {
+      pending = undefined;
+      controller?.abort(new EngramError('aborted', 'extraction aborted'));
+    },
+
+    state(): ExtractorState {
+      return { cursor, inProgress, hasPending: pending !== undefined, turnsSinceLastRun };
+    },
+  };
+}

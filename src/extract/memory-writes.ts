@@ -1,0 +1,125 @@
+/**
+ * Which files a tool call writes, and whether the main agent already wrote memories.
+ *
+ * The background extractor must stay out of the way when the main agent saved memories itself in
+ * the same stretch of conversation (it had the full context, so its save is the better one, and a
+ * second save would duplicate it). Detection reads the assistant's tool_use blocks, so it works for
+ * any host that records them: Claude Code's file tools, engram's own file tools, text-editor style
+ * tools and the Anthropic API memory tool. All functions here are pure.
+ */
+import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import type { Message } from '../llm/types.js';
+
+export interface WritePathContext {
+  /** Absolute memory directory; the memory tool's `/memories` root maps onto it. */
+  memoryDir: string;
+  /** Directory that relative tool paths are resolved against. */
+  cwd: string;
+  /** Other spellings of the memory directory (its realpath when it sits behind a symlink). */
+  memoryDirAliases?: readonly string[];
+}
+
+/** Claude Code and generic file tools whose input names the file they create or change. */
+const FILE_WRITE_TOOLS = new Set([
+  'write',
+  'edit',
+  'multiedit',
+  'notebookedit',
+  'create',
+  'create_file',
+  'write_file',
+  'edit_file',
+]);
+
+/** Tools driven by a `command` field; only these commands change files (`view` only reads). */
+const COMMAND_TOOLS = new Set(['memory', 'str_replace_editor', 'str_replace_based_edit_tool']);
+const WRITING_COMMANDS = new Set(['create', 'str_replace', 'insert', 'delete', 'rename']);
+
+/** The virtual root the Anthropic memory tool uses for every path. */
+const MEMORY_TOOL_ROOT = '/memories';
+
+function stringProp(input: unknown, key: string): string | undefined {
+  if (typeof input !== 'object' || input === null) return undefined;
+  const value = (input as Record<string, unknown>)[key];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function mapMemoryToolPath(path: string, memoryDir: string): string | undefined {
+  const norm = normalize(path);
+  if (norm === MEMORY_TOOL_ROOT) return resolve(memoryDir);
+  if (!norm.startsWith(`${MEMORY_TOOL_ROOT}/`)) return undefined; // the tool rejects these anyway
+  return resolve(join(memoryDir, norm.slice(MEMORY_TOOL_ROOT.length + 1)));
+}
+
+/**
+ * Absolute paths a tool call would create, change, delete or rename (both ends of a rename).
+ * Read-only calls and unknown tools give `[]`.
+ */
+export function writeTargets(
+  toolName: string,
+  input: unknown,
+  context: WritePathContext,
+): string[] {
+  const name = toolName.toLowerCase();
+  if (FILE_WRITE_TOOLS.has(name)) {
+    const path =
+      stringProp(input, 'file_path') ??
+      stringProp(input, 'notebook_path') ??
+      stringProp(input, 'path');
+    return path === undefined ? [] : [resolve(context.cwd, path)];
+  }
+  if (COMMAND_TOOLS.has(name)) {
+    const command = stringProp(input, 'command');
+    if (command === undefined || !WRITING_COMMANDS.has(command)) return [];
+    const raw = [
+      stringProp(input, 'path'),
+      stringProp(input, 'old_path'),
+      stringProp(input, 'new_path'),
+    ];
+    const paths = raw.filter((p): p is string => p !== undefined);
+    if (name === 'memory') {
+      return paths
+        .map((p) => mapMemoryToolPath(p, context.memoryDir))
+        .filter((p): p is string => p !== undefined);
+    }
+    return paths.map((p) => resolve(context.cwd, p));
+  }
+  return [];
+}
+
+/** True when `path` is `dir` itself or lies below it (lexically; no `..` escapes). */
+export function isInsideDir(path: string, dir: string): boolean {
+  const rel = relative(resolve(dir), resolve(path));
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+/** The memory-directory-relative path of `path`, or undefined when it lies outside. */
+export function memoryRelativePath(path: string, context: WritePathContext): string | undefined {
+  for (const dir of [context.memoryDir, ...(context.memoryDirAliases ?? [])]) {
+    if (isInsideDir(path, dir)) return relative(resolve(dir), resolve(path)).split(sep).join('/');
+  }
+  return undefined;
+}
+
+/**
+ * Paths inside the memory directory that the assistant wrote in `messages[start..]`
+ * (memory-directory-relative, in order of first appearance).
+ */
+export function memoryWritesIn(
+  messages: readonly Message[],
+  start: number,
+  context: WritePathContext,
+): string[] {
+  const found: string[] = [];
+  for (const message of messages.slice(start)) {
+    if (message.role !== 'assistant') continue;
+    for (const block of message.content) {
+      if (block.type !== 'tool_use') continue;
+      for (const target of writeTargets(block.name, block.input, context)) {
+        const rel = memoryRelativePath(target, context);
+        if (rel !== undefined && !found.includes(rel)) found.push(rel);
+      }
+    }
+  }
+  return found;
+}
