@@ -1,0 +1,84 @@
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { errnoCode } from '../util/errors.js';
+
+/** A memory older than this many days counts as a stale hit when selected (seed 000 §12.3). */
+export const DEFAULT_STALE_AFTER_DAYS = 30;
+/** Where recall metrics go by default, inside the memory directory (dot folders are never scanned). */
+export const RECALL_METRICS_FILE = '.engram/recall-metrics.jsonl';
+
+export type RecallSkip = 'single_word' | 'session_budget_exhausted' | 'aborted';
+
+/**
+ * What one recall did, as plain data. Every failure mode of recall is silent (seed 000 §12), so
+ * each turn records enough to notice them: nothing ever selected, always five, stale hits,
+ * budget exhaustion, fallbacks.
+ */
+export interface RecallShape {
+  /** The `now` recall ran with (ISO). */
+  at: string;
+  skipped: RecallSkip | null;
+  selector: 'offline' | 'model';
+  model: string | null;
+  /** True when the model selector failed or timed out and the offline ranker answered instead. */
+  fallback: boolean;
+  fallbackReason: string | null;
+  /** Memory files in the directory. */
+  total: number;
+  /** Memories the selector chose from. */
+  candidates: number;
+  /** True when the directory was larger than the cap and the offline ranker prefiltered it. */
+  prefiltered: boolean;
+  /** Memories left out because the conversation already holds them. */
+  surfacedExcluded: number;
+  /** Memories the selector chose. */
+  selected: number;
+  /** Memories actually injected (fewer than selected when the budget ran out). */
+  injected: number;
+  injectedBytes: number;
+  /** Session total after this turn, as derived from the history. */
+  sessionBytes: number;
+  sessionBudgetBytes: number;
+  budgetExhausted: boolean;
+  droppedByBudget: number;
+  staleSelected: number;
+  staleAfterDays: number;
+  durationMs: number;
+}
+
+export function metricsPathFor(memoryDir: string): string {
+  return join(memoryDir, RECALL_METRICS_FILE);
+}
+
+/** Append one shape as a JSON line (the directory is created when missing). */
+export async function appendRecallMetrics(path: string, shape: RecallShape): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await appendFile(path, `${JSON.stringify(shape)}\n`, { mode: 0o600 });
+}
+
+/** Every shape in a log; unreadable lines are counted, not fatal. Missing file → empty. */
+export async function readRecallMetrics(
+  path: string,
+): Promise<{ shapes: RecallShape[]; badLines: number }> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return { shapes: [], badLines: 0 };
+    throw error;
+  }
+  const shapes: RecallShape[] = [];
+  let badLines = 0;
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      const value = JSON.parse(line) as RecallShape;
+      if (typeof value === 'object' && value !== null && typeof value.selected === 'number') {
+        shapes.push(value);
+      } else badLines++;
+    } catch {
+      badLines++;
+    }
+  }
+  return { shapes, badLines };
+}

@@ -1,0 +1,267 @@
+import { performance } from 'node:perf_hooks';
+import { buildInjection, prepareInjectedMemory } from '../inject/build.js';
+import { DEFAULT_INJECTION_LIMITS, type InjectionLimits } from '../inject/constants.js';
+import { injectionHistory } from '../inject/history.js';
+import { budgetExhaustedNotice } from '../inject/prompts.js';
+import { type Injection, renderInjection } from '../inject/render.js';
+import type { LanguageModel, Message } from '../llm/types.js';
+import { memoryAgeDays } from '../memdir/freshness.js';
+import { readMemory } from '../memdir/memory-file.js';
+import type { MemoryHeader, MemoryTypeOrUnknown } from '../memdir/types.js';
+import { EngramError, isEngramError } from '../util/errors.js';
+import { loadCandidates } from './candidates.js';
+import {
+  appendRecallMetrics,
+  DEFAULT_STALE_AFTER_DAYS,
+  type RecallShape,
+  type RecallSkip,
+} from './metrics.js';
+import { MAX_RECALLED, rankOffline } from './offline-ranker.js';
+import { successfulToolsSinceLastTurn } from './recent-tools.js';
+import { selectWithModel } from './selector.js';
+
+export interface RecallOptions {
+  /** The memory directory. */
+  dir: string;
+  /** The user's message for this turn. */
+  query: string;
+  /** The conversation so far: surfaced memories, session bytes and tools in use come from it. */
+  messages?: readonly Message[];
+  /** Extra files (relative or absolute) to treat as already surfaced, e.g. from a CLI flag. */
+  alreadySurfaced?: Iterable<string>;
+  /** Tools that succeeded since the last turn; derived from `messages` when omitted. */
+  recentTools?: readonly string[];
+  /** The LLM selector; without one the offline ranker decides. */
+  model?: LanguageModel;
+  /** The time headers are computed for (default: the current time). */
+  now?: Date | number;
+  signal?: AbortSignal;
+  selectorTimeoutMs?: number;
+  limits?: Partial<InjectionLimits>;
+  /** Candidates a selector sees (default 200). */
+  candidateCap?: number;
+  staleAfterDays?: number;
+  /** Append this recall's shape to this JSONL file. */
+  metricsLog?: string;
+}
+
+export interface RecalledMemory {
+  file: string;
+  path: string;
+  type: MemoryTypeOrUnknown;
+  description: string | null;
+  /** The frozen header, as injected. */
+  header: string;
+  /** Bytes this memory adds to the injection (its whole section). */
+  bytes: number;
+  truncated: boolean;
+  ageDays: number;
+  stale: boolean;
+}
+
+export interface RecallResult {
+  /** The memories injected this turn, in order. */
+  selected: RecalledMemory[];
+  /** Store this with the conversation; render it with renderInjection, never recompute it. */
+  injection: Injection;
+  /** The exact bytes to add to the context ('' when there is nothing to add). */
+  text: string;
+  shape: RecallShape;
+  /** Human-readable remarks: fallback used, directory prefiltered, budget spent, log failures. */
+  notes: string[];
+}
+
+/**
+ * One turn of recall: which memories matter for this message, and the exact bytes to inject.
+ * Zero memories is a normal answer. Never throws for a model failure (it falls back to the
+ * offline ranker and says so); throws EngramError('aborted') when `signal` aborts it.
+ */
+export async function recall(options: RecallOptions): Promise<RecallResult> {
+  const started = performance.now();
+  const nowMs = options.now === undefined ? Date.now() : new Date(options.now).getTime();
+  const limits: InjectionLimits = { ...DEFAULT_INJECTION_LIMITS, ...options.limits };
+  const staleAfterDays = options.staleAfterDays ?? DEFAULT_STALE_AFTER_DAYS;
+  const messages = options.messages ?? [];
+  const history = injectionHistory(messages);
+  const shape = emptyShape(nowMs, limits, staleAfterDays, history.sessionBytes);
+  const notes: string[] = [];
+  const finish = async (result: Omit<RecallResult, 'shape' | 'notes'>) => {
+    shape.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+    if (options.metricsLog) {
+      await appendRecallMetrics(options.metricsLog, shape).catch((error: unknown) => {
+        notes.push(`could not append recall metrics: ${(error as Error).message}`);
+      });
+    }
+    return { ...result, shape, notes };
+  };
+
+  const skip = (reason: RecallSkip, injection: Injection = { memories: [] }) => {
+    shape.skipped = reason;
+    return finish({ selected: [], injection, text: renderInjection(injection) });
+  };
+  // Cheap checks before any I/O or model call (seed 000 §7.5).
+  if (!/\s/.test(options.query.trim())) return skip('single_word');
+  if (history.budgetNoticeShown) {
+    shape.budgetExhausted = true;
+    return skip('session_budget_exhausted');
+  }
+  if (history.sessionBytes >= limits.maxSessionBytes) {
+    shape.budgetExhausted = true;
+    notes.push('the session injection budget is spent; recall is off for the rest of the session');
+    return skip('session_budget_exhausted', {
+      memories: [],
+      notice: budgetExhaustedNotice(limits.maxSessionBytes),
+    });
+  }
+
+  const surfaced = new Set([...history.surfacedPaths, ...history.surfacedFiles]);
+  for (const s of options.alreadySurfaced ?? []) surfaced.add(s);
+  const set = await loadCandidates(options.dir, {
+    query: options.query,
+    nowMs,
+    isSurfaced: (m) => surfaced.has(m.file) || surfaced.has(m.path),
+    ...(options.candidateCap !== undefined ? { cap: options.candidateCap } : {}),
+  });
+  Object.assign(shape, {
+    total: set.total,
+    candidates: set.candidates.length,
+    prefiltered: set.prefiltered,
+    surfacedExcluded: set.surfacedExcluded,
+  });
+  if (set.prefiltered) {
+    notes.push(
+      `the directory holds ${set.total} memories; the offline ranker chose the ${set.candidates.length} most related as candidates`,
+    );
+  }
+
+  const chosen = await choose(options, set.candidates, nowMs, shape, notes);
+  throwIfAborted(options.signal);
+  const byFile = new Map(set.candidates.map((m) => [m.file, m]));
+  const headers = chosen.map((f) => byFile.get(f)!).slice(0, limits.maxPerTurn);
+  shape.selected = headers.length;
+  const prepared = await readSelected(options.dir, headers, nowMs, limits);
+  const built = buildInjection(
+    prepared.map((p) => p.memory),
+    { sessionBytes: history.sessionBytes, budgetNoticeShown: false, limits },
+  );
+  const selected = built.injected.map(({ memory, bytes }) => {
+    const header = prepared.find((p) => p.memory === memory)!.header;
+    const ageDays = memoryAgeDays(header.mtimeMs, nowMs);
+    return {
+      file: memory.file,
+      path: memory.path,
+      type: header.type,
+      description: header.description ?? null,
+      header: memory.header,
+      bytes,
+      truncated: memory.truncated,
+      ageDays,
+      stale: ageDays > staleAfterDays,
+    };
+  });
+  Object.assign(shape, {
+    injected: selected.length,
+    injectedBytes: built.injectedBytes,
+    sessionBytes: built.sessionBytesAfter,
+    budgetExhausted: built.exhausted,
+    droppedByBudget: built.droppedByBudget.length,
+    staleSelected: selected.filter((m) => m.stale).length,
+  });
+  if (built.exhausted) {
+    notes.push(
+      `the session injection budget (${limits.maxSessionBytes} bytes) is spent; recall stops for the rest of the session`,
+    );
+  }
+  return finish({ selected, injection: built.injection, text: built.text });
+}
+
+async function choose(
+  options: RecallOptions,
+  candidates: readonly MemoryHeader[],
+  nowMs: number,
+  shape: RecallShape,
+  notes: string[],
+): Promise<string[]> {
+  const offline = () =>
+    rankOffline(options.query, candidates, { nowMs, limit: MAX_RECALLED }).map((r) => r.file);
+  if (!options.model) return offline();
+  shape.selector = 'model';
+  shape.model = options.model.modelId;
+  try {
+    return await selectWithModel(options.model, {
+      query: options.query,
+      candidates,
+      toolsInUse: options.recentTools ?? successfulToolsSinceLastTurn(options.messages ?? []),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.selectorTimeoutMs !== undefined ? { timeoutMs: options.selectorTimeoutMs } : {}),
+    });
+  } catch (error) {
+    throwIfAborted(options.signal);
+    const reason = error instanceof Error ? error.message : String(error);
+    shape.fallback = true;
+    shape.fallbackReason = reason;
+    notes.push(`the model selector failed (${reason}); the offline ranker chose instead`);
+    return offline();
+  }
+}
+
+async function readSelected(
+  dir: string,
+  headers: readonly MemoryHeader[],
+  nowMs: number,
+  limits: InjectionLimits,
+) {
+  const out = [];
+  for (const header of headers) {
+    try {
+      const doc = await readMemory(dir, header.file);
+      if (doc.header.status === 'revoked') continue; // revoked since the scan
+      out.push({
+        header,
+        memory: prepareInjectedMemory(
+          { file: header.file, path: header.path, mtimeMs: header.mtimeMs, content: doc.content },
+          nowMs,
+          limits,
+        ),
+      });
+    } catch (error) {
+      if (isEngramError(error, 'not_found')) continue; // removed since the scan
+      throw error;
+    }
+  }
+  return out;
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new EngramError('aborted', 'recall was cancelled');
+}
+
+function emptyShape(
+  nowMs: number,
+  limits: InjectionLimits,
+  staleAfterDays: number,
+  sessionBytes: number,
+): RecallShape {
+  return {
+    at: new Date(nowMs).toISOString(),
+    skipped: null,
+    selector: 'offline',
+    model: null,
+    fallback: false,
+    fallbackReason: null,
+    total: 0,
+    candidates: 0,
+    prefiltered: false,
+    surfacedExcluded: 0,
+    selected: 0,
+    injected: 0,
+    injectedBytes: 0,
+    sessionBytes,
+    sessionBudgetBytes: limits.maxSessionBytes,
+    budgetExhausted: false,
+    droppedByBudget: 0,
+    staleSelected: 0,
+    staleAfterDays,
+    durationMs: 0,
+  };
+}

@@ -1,0 +1,92 @@
+import type { RecallShape } from './metrics.js';
+import { MAX_RECALLED } from './offline-ranker.js';
+
+/** Below this many recalls that ran, a constant selection count is not yet an alarm. */
+export const STATS_MIN_RUNS_FOR_ALARMS = 10;
+
+export interface RecallStats {
+  /** Every logged recall. */
+  recalls: number;
+  /** Recalls skipped before selection, by reason. */
+  skipped: Record<string, number>;
+  /** Recalls that ran selection. */
+  ran: number;
+  /** How often 0, 1, … 5 memories were selected (index = count). */
+  selectionCounts: number[];
+  meanSelected: number;
+  selectedTotal: number;
+  staleSelected: number;
+  /** Stale selected / selected; null when nothing was selected. */
+  staleHitRatio: number | null;
+  /** Recalls in which the session budget ran out (or was already spent). */
+  budgetExhausted: number;
+  fallbacks: number;
+  prefiltered: number;
+  medianDurationMs: number | null;
+  alarms: string[];
+}
+
+/**
+ * Summarise a recall log into the numbers that reveal silent failure: selection that never
+ * fires (always 0) or never discriminates (always 5), stale hits, a spent budget. Pure.
+ */
+export function summarizeRecallMetrics(shapes: readonly RecallShape[]): RecallStats {
+  const ranShapes = shapes.filter((s) => s.skipped === null);
+  const selectionCounts = new Array<number>(MAX_RECALLED + 1).fill(0);
+  const skipped: Record<string, number> = {};
+  for (const s of shapes)
+    if (s.skipped !== null) skipped[s.skipped] = (skipped[s.skipped] ?? 0) + 1;
+  let selectedTotal = 0;
+  let staleSelected = 0;
+  for (const s of ranShapes) {
+    const n = Math.max(0, Math.min(MAX_RECALLED, s.selected));
+    selectionCounts[n] = (selectionCounts[n] ?? 0) + 1;
+    selectedTotal += s.selected;
+    staleSelected += s.staleSelected;
+  }
+  const durations = ranShapes.map((s) => s.durationMs).sort((a, b) => a - b);
+  const stats: RecallStats = {
+    recalls: shapes.length,
+    skipped,
+    ran: ranShapes.length,
+    selectionCounts,
+    meanSelected: ranShapes.length ? selectedTotal / ranShapes.length : 0,
+    selectedTotal,
+    staleSelected,
+    staleHitRatio: selectedTotal ? staleSelected / selectedTotal : null,
+    budgetExhausted: shapes.filter((s) => s.budgetExhausted).length,
+    fallbacks: shapes.filter((s) => s.fallback).length,
+    prefiltered: shapes.filter((s) => s.prefiltered).length,
+    medianDurationMs: durations.length ? durations[Math.floor((durations.length - 1) / 2)]! : null,
+    alarms: [],
+  };
+  stats.alarms = alarmsFor(stats);
+  return stats;
+}
+
+function alarmsFor(s: RecallStats): string[] {
+  const alarms: string[] = [];
+  if (s.ran >= STATS_MIN_RUNS_FOR_ALARMS) {
+    if (s.selectionCounts[0] === s.ran) {
+      alarms.push(
+        `recall selected nothing in all ${s.ran} runs: memories are never reaching the agent (check descriptions and the selector).`,
+      );
+    }
+    if (s.selectionCounts[MAX_RECALLED] === s.ran) {
+      alarms.push(
+        `recall selected ${MAX_RECALLED} memories in all ${s.ran} runs: the selector is padding instead of choosing.`,
+      );
+    }
+  }
+  if (s.staleHitRatio !== null && s.staleHitRatio > 0.5 && s.selectedTotal >= 5) {
+    alarms.push(
+      `${Math.round(s.staleHitRatio * 100)}% of selected memories are stale: review or revoke old memories.`,
+    );
+  }
+  if (s.budgetExhausted > 0) {
+    alarms.push(
+      `the session injection budget ran out ${s.budgetExhausted} time(s): later turns in those sessions got no memories.`,
+    );
+  }
+  return alarms;
+}
