@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { EngramError } from '../util/errors.js';
+import { registerInstructionsCommands } from './commands/instructions.js';
 import { registerMemoryCommands } from './commands/memory.js';
 import { CliExit } from './common.js';
 import type { CliIo } from './io.js';
@@ -25,6 +26,7 @@ export function buildProgram(io: CliIo): Command {
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   // Each layer registers its own commands here, one line each.
   registerMemoryCommands(program, io);
+  registerInstructionsCommands(program, io);
   return program;
 }
 
