@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { EngramError } from '../util/errors.js';
 import { registerInstructionsCommands } from './commands/instructions.js';
+import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
 import { CliExit } from './common.js';
 import type { CliIo } from './io.js';
@@ -27,6 +28,7 @@ export function buildProgram(io: CliIo): Command {
   // Each layer registers its own commands here, one line each.
   registerMemoryCommands(program, io);
   registerInstructionsCommands(program, io);
+  registerMcpCommands(program, io);
   return program;
 }
 

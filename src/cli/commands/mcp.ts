@@ -1,0 +1,26 @@
+import type { Command } from 'commander';
+import { resolveModel } from '../../llm/resolve-model.js';
+import { serveMcpStdio } from '../../mcp/index.js';
+import { type CommonOptions, memoryDirFor, withCommonOptions } from '../common.js';
+import type { CliIo } from '../io.js';
+
+interface McpOptions extends CommonOptions {
+  model?: boolean;
+}
+
+export function registerMcpCommands(program: Command, io: CliIo): void {
+  withCommonOptions(program.command('mcp'))
+    .description(
+      'serve the memory directory to MCP clients over stdio (tools: memory_recall, memory_save, memory_list, memory_read, memory_revoke, memory_audit)',
+    )
+    .option('--no-model', 'recall with the offline ranker even when a model is configured')
+    .action(async (opts: McpOptions) => {
+      const { path } = memoryDirFor(io, opts);
+      const resolved = opts.model === false ? undefined : resolveModel({ env: io.env });
+      // stdout is the protocol channel: everything for people goes to stderr.
+      io.stderr(
+        `engram mcp: serving ${path} (recall: ${resolved?.ok ? resolved.description : 'offline ranker'})\n`,
+      );
+      await serveMcpStdio({ memoryDir: path, ...(resolved?.ok ? { model: resolved.model } : {}) });
+    });
+}

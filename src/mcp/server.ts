@@ -1,0 +1,168 @@
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { LanguageModel } from '../llm/types.js';
+import { INDEX_FILE, loadIndex, MEMORY_TYPES, readMemory, scanMemories } from '../memdir/index.js';
+import { MCP_SERVER_INSTRUCTIONS, TOOL_DESCRIPTIONS } from './prompts.js';
+import {
+  auditTool,
+  listTool,
+  type MemoryToolsContext,
+  readTool,
+  recallTool,
+  revokeTool,
+  saveTool,
+  type ToolText,
+} from './tools.js';
+
+export interface EngramMcpServerOptions {
+  /** The memory directory the server serves. */
+  memoryDir: string;
+  /** The recall selector; without one the offline ranker decides. */
+  model?: LanguageModel;
+  now?: () => Date;
+  /** Reported to clients. */
+  version?: string;
+}
+
+export const INDEX_RESOURCE_URI = 'engram://index';
+export const MEMORY_RESOURCE_TEMPLATE = 'engram://memory/{+file}';
+
+/** Tool failures are results the model reads (`isError`), never protocol errors. */
+async function asResult(run: () => Promise<ToolText>): Promise<CallToolResult> {
+  try {
+    const out = await run();
+    return {
+      content: [out.text, ...(out.extra ?? [])].map((text) => ({ type: 'text' as const, text })),
+    };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { content: [{ type: 'text', text: message }], isError: true };
+  }
+}
+
+/**
+ * An MCP server over one memory directory: six tools (recall, save, list, read, revoke, audit)
+ * and resources for the index and each memory file. Connect it to any transport.
+ */
+export function createEngramMcpServer(options: EngramMcpServerOptions): McpServer {
+  const ctx: MemoryToolsContext = {
+    dir: options.memoryDir,
+    ...(options.model ? { model: options.model } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  };
+  const server = new McpServer(
+    { name: 'engram', version: options.version ?? '0.1.0' },
+    { instructions: MCP_SERVER_INSTRUCTIONS },
+  );
+
+  server.registerTool(
+    'memory_recall',
+    {
+      description: TOOL_DESCRIPTIONS.memory_recall,
+      inputSchema: {
+        query: z.string().min(1).describe("The user's request, in their words"),
+        already_surfaced: z
+          .array(z.string())
+          .optional()
+          .describe('Memory files already shown in this conversation; they are not returned again'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    (args) => asResult(() => recallTool(ctx, args)),
+  );
+  server.registerTool(
+    'memory_save',
+    {
+      description: TOOL_DESCRIPTIONS.memory_save,
+      inputSchema: {
+        type: z.enum(MEMORY_TYPES),
+        name: z.string().describe('Short, specific title'),
+        description: z.string().describe('One specific line; recall decides from it alone'),
+        body: z.string().describe('The fact or rule first, then **Why:** and **How to apply:**'),
+        file: z
+          .string()
+          .optional()
+          .describe('File name ending in .md; derived from the name when omitted'),
+      },
+    },
+    (args) => asResult(() => saveTool(ctx, args)),
+  );
+  server.registerTool(
+    'memory_list',
+    {
+      description: TOOL_DESCRIPTIONS.memory_list,
+      inputSchema: { include_revoked: z.boolean().optional() },
+      annotations: { readOnlyHint: true },
+    },
+    (args) => asResult(() => listTool(ctx, args)),
+  );
+  server.registerTool(
+    'memory_read',
+    {
+      description: TOOL_DESCRIPTIONS.memory_read,
+      inputSchema: {
+        file: z.string().describe('The memory file, relative to the memory directory'),
+      },
+      annotations: { readOnlyHint: true },
+    },
+    (args) => asResult(() => readTool(ctx, args)),
+  );
+  server.registerTool(
+    'memory_revoke',
+    {
+      description: TOOL_DESCRIPTIONS.memory_revoke,
+      inputSchema: {
+        file: z.string(),
+        reason: z.string().describe('One line: why the memory is wrong'),
+        superseded_by: z.string().optional().describe('The memory file that replaces it, if any'),
+      },
+      annotations: { destructiveHint: true },
+    },
+    (args) => asResult(() => revokeTool(ctx, args)),
+  );
+  server.registerTool(
+    'memory_audit',
+    { description: TOOL_DESCRIPTIONS.memory_audit, annotations: { readOnlyHint: true } },
+    () => asResult(() => auditTool(ctx)),
+  );
+
+  server.registerResource(
+    'index',
+    INDEX_RESOURCE_URI,
+    {
+      title: INDEX_FILE,
+      description: 'The memory index, as an agent receives it (capped)',
+      mimeType: 'text/markdown',
+    },
+    async (uri) => {
+      const index = await loadIndex(options.memoryDir);
+      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: index.content }] };
+    },
+  );
+  server.registerResource(
+    'memory',
+    new ResourceTemplate(MEMORY_RESOURCE_TEMPLATE, {
+      list: async () => {
+        const scan = await scanMemories(options.memoryDir, { cap: Number.POSITIVE_INFINITY });
+        return {
+          resources: scan.memories
+            .filter((m) => m.status === 'active')
+            .map((m) => ({
+              uri: `engram://memory/${m.file}`,
+              name: m.name ?? m.file,
+              mimeType: 'text/markdown',
+              ...(m.description ? { description: m.description } : {}),
+            })),
+        };
+      },
+    }),
+    { description: 'One memory file', mimeType: 'text/markdown' },
+    async (uri, variables) => {
+      const file = decodeURIComponent(String(variables.file));
+      const doc = await readMemory(options.memoryDir, file);
+      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: doc.content }] };
+    },
+  );
+  return server;
+}

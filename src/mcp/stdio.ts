@@ -1,0 +1,18 @@
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createEngramMcpServer, type EngramMcpServerOptions } from './server.js';
+
+/**
+ * Serve over stdin/stdout until the client closes stdin. stdout carries only protocol frames:
+ * nothing in this layer may print to it (Biome's noConsole guards src/mcp).
+ */
+export async function serveMcpStdio(options: EngramMcpServerOptions): Promise<void> {
+  const server = createEngramMcpServer(options);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once('end', () => resolve());
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close();
+}

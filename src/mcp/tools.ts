@@ -1,0 +1,144 @@
+/**
+ * The operations behind the MCP tools: validated input in, text out. Thin: the policy lives in
+ * memdir (write gate, index, revocation) and recall; failures throw and the server turns them
+ * into `isError` results the model can read.
+ */
+import type { LanguageModel } from '../llm/types.js';
+import {
+  auditMemoryDir,
+  checkMemoryInput,
+  formatManifestLine,
+  type MemoryType,
+  memoryFileName,
+  readMemory,
+  revokeMemory,
+  saveMemory,
+  scanMemories,
+} from '../memdir/index.js';
+import { recall } from '../recall/index.js';
+import { EngramError, isEngramError } from '../util/errors.js';
+import { NOTHING_RECALLED } from './prompts.js';
+
+export interface MemoryToolsContext {
+  dir: string;
+  model?: LanguageModel;
+  now?: () => Date;
+}
+
+export interface ToolText {
+  text: string;
+  /** Extra blocks, e.g. the machine-readable shape of a recall. */
+  extra?: string[];
+}
+
+export async function recallTool(
+  ctx: MemoryToolsContext,
+  args: { query: string; already_surfaced?: string[] },
+): Promise<ToolText> {
+  const result = await recall({
+    dir: ctx.dir,
+    query: args.query,
+    alreadySurfaced: args.already_surfaced ?? [],
+    now: (ctx.now ?? (() => new Date()))(),
+    ...(ctx.model ? { model: ctx.model } : {}),
+  });
+  const summary = {
+    selected: result.selected.map((m) => ({
+      file: m.file,
+      type: m.type,
+      description: m.description,
+      header: m.header,
+      ageDays: m.ageDays,
+      stale: m.stale,
+      truncated: m.truncated,
+    })),
+    shape: result.shape,
+    notes: result.notes,
+  };
+  return {
+    text: result.text === '' ? NOTHING_RECALLED : result.text,
+    extra: [JSON.stringify(summary, null, 2)],
+  };
+}
+
+export interface SaveArgs {
+  type: MemoryType;
+  name: string;
+  description: string;
+  body: string;
+  file?: string;
+}
+
+/**
+ * The write gate for a model: missing description, type or body are refused, and so is a
+ * feedback or project memory without its reason (it could never be judged stale later).
+ */
+export async function saveTool(ctx: MemoryToolsContext, args: SaveArgs): Promise<ToolText> {
+  const check = checkMemoryInput(args);
+  const refusals = [...check.errors];
+  if ((args.type === 'feedback' || args.type === 'project') && check.warnings.length > 0) {
+    refusals.push(...check.warnings);
+  }
+  if (refusals.length > 0) {
+    throw new EngramError('invalid_input', `Not saved. ${refusals.join(' ')}`);
+  }
+  const file = args.file ?? memoryFileName(args.name);
+  const existing = await readMemory(ctx.dir, file).catch((error: unknown) => {
+    if (isEngramError(error, 'not_found')) return undefined;
+    throw error;
+  });
+  if (existing?.header.status === 'revoked') {
+    throw new EngramError(
+      'refused',
+      `Not saved. ${file} holds a revoked memory (reason: ${String(existing.header.frontmatter.reason ?? 'none given')}); save the new memory under another name or file so the revocation stays on record.`,
+    );
+  }
+  const saved = await saveMemory(ctx.dir, { ...args, file });
+  const warnings = saved.warnings.length > 0 ? `\nWarnings: ${saved.warnings.join(' ')}` : '';
+  return {
+    text: `${saved.created ? 'Saved' : 'Updated'} ${saved.file} and its index line:\n${saved.indexLine}${warnings}`,
+  };
+}
+
+export async function listTool(
+  ctx: MemoryToolsContext,
+  args: { include_revoked?: boolean },
+): Promise<ToolText> {
+  const scan = await scanMemories(ctx.dir, { cap: Number.POSITIVE_INFINITY });
+  const shown = args.include_revoked
+    ? scan.memories
+    : scan.memories.filter((m) => m.status === 'active');
+  const hidden = scan.memories.length - shown.length;
+  const counts = `${shown.length} ${shown.length === 1 ? 'memory' : 'memories'}${hidden > 0 ? ` (${hidden} revoked not shown)` : ''} in ${ctx.dir}`;
+  return {
+    text: shown.length === 0 ? counts : `${counts}\n${shown.map(formatManifestLine).join('\n')}`,
+  };
+}
+
+export async function readTool(ctx: MemoryToolsContext, args: { file: string }): Promise<ToolText> {
+  const doc = await readMemory(ctx.dir, args.file);
+  return { text: doc.content };
+}
+
+export async function revokeTool(
+  ctx: MemoryToolsContext,
+  args: { file: string; reason: string; superseded_by?: string },
+): Promise<ToolText> {
+  await revokeMemory(ctx.dir, args.file, {
+    reason: args.reason,
+    ...(args.superseded_by !== undefined ? { supersededBy: args.superseded_by } : {}),
+    now: (ctx.now ?? (() => new Date()))(),
+  });
+  const replaced = args.superseded_by ? `, superseded by ${args.superseded_by}` : '';
+  return {
+    text: `Revoked ${args.file}${replaced}. It stays on disk marked revoked, off the index, and is never recalled.`,
+  };
+}
+
+export async function auditTool(ctx: MemoryToolsContext): Promise<ToolText> {
+  const report = await auditMemoryDir(ctx.dir);
+  const head = `${report.memories} memories, ${report.indexEntries} index lines in ${report.dir}`;
+  if (report.ok) return { text: `No problems found: ${head}.` };
+  const lines = report.problems.map((p) => `- [${p.kind}] ${p.message}`);
+  return { text: `${report.problems.length} problems found (${head}):\n${lines.join('\n')}` };
+}
