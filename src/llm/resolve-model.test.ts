@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { NO_MODEL_HINT, resolveModel } from './resolve-model.js';
+
+describe('resolveModel', () => {
+  it('says how to configure when nothing is set', () => {
+    const r = resolveModel({ env: {} });
+    expect(r).toEqual({ ok: false, reason: NO_MODEL_HINT });
+    expect(NO_MODEL_HINT).toMatch(/ANTHROPIC_API_KEY/);
+    expect(NO_MODEL_HINT).toMatch(/OPENAI_BASE_URL/);
+    expect(NO_MODEL_HINT).toMatch(/ENGRAM_MODEL/);
+  });
+
+  it('uses Anthropic with a default model when only its key is set', () => {
+    const r = resolveModel({ env: { ANTHROPIC_API_KEY: 'k' } });
+    expect(r.ok && r.model.provider).toBe('anthropic');
+    expect(r.ok && r.description).toBe('anthropic:claude-haiku-4-5');
+  });
+
+  it('honours ENGRAM_MODEL with and without a provider prefix', () => {
+    const a = resolveModel({
+      env: { ENGRAM_MODEL: 'anthropic:claude-sonnet-4-5', ANTHROPIC_API_KEY: 'k' },
+    });
+    expect(a.ok && a.model.modelId).toBe('claude-sonnet-4-5');
+    const o = resolveModel({
+      env: { ENGRAM_MODEL: 'gpt-5', OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k' },
+    });
+    expect(o.ok && o.model.provider).toBe('openai');
+    const bare = resolveModel({
+      env: { ENGRAM_MODEL: 'llama3.2', OPENAI_BASE_URL: 'http://localhost:11434/v1' },
+    });
+    expect(bare.ok && bare.description).toBe('openai:llama3.2 at http://localhost:11434/v1');
+  });
+
+  it('lets the environment win over settings', () => {
+    const r = resolveModel({
+      env: { ENGRAM_MODEL: 'openai:qwen3', OPENAI_BASE_URL: 'http://h/v1' },
+      settings: { model: 'anthropic:claude-x' },
+    });
+    expect(r.ok && r.model.modelId).toBe('qwen3');
+    const s = resolveModel({
+      env: { ANTHROPIC_API_KEY: 'k' },
+      settings: { model: 'claude-opus-4-1' },
+    });
+    expect(s.ok && s.model.modelId).toBe('claude-opus-4-1');
+  });
+
+  it('needs no real key for an OpenAI-compatible base URL but needs a model name', () => {
+    const r = resolveModel({ env: { OPENAI_BASE_URL: 'http://localhost:11434/v1' } });
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.reason).toMatch(/ENGRAM_MODEL=openai:/);
+  });
+
+  it('explains a provider whose credentials are missing', () => {
+    const r = resolveModel({
+      env: { ENGRAM_MODEL: 'anthropic:claude-haiku-4-5', OPENAI_API_KEY: 'k' },
+    });
+    expect(!r.ok && r.reason).toMatch(/needs ANTHROPIC_API_KEY/);
+    const empty = resolveModel({ env: { ENGRAM_MODEL: 'openai:', OPENAI_API_KEY: 'k' } });
+    expect(!empty.ok && empty.reason).toMatch(/names no model id/);
+    const blank = resolveModel({ env: { ANTHROPIC_API_KEY: '  ' } });
+    expect(blank.ok).toBe(false);
+  });
+});
