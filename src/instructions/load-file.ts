@@ -94,7 +94,7 @@ export async function loadInstructionFile(
   if (ctx.seen.has(key)) return []; // the same file via a symlink, a cycle or a second include
   ctx.seen.add(key);
   if (confined && !isAllowed(real, chain.allowedRoots)) {
-    report('refused', 'warning', refusalMessage(real, parent ?? path));
+    report('refused', 'warning', refusalMessage(real, parent));
     return [];
   }
   if (isInclude && !isTextFilePath(real)) {
@@ -187,6 +187,9 @@ function isExcluded(patterns: readonly string[], paths: string[]): boolean {
   );
 }
 
-function refusalMessage(target: string, from: string | undefined): string {
-  return `Refused: ${target}${from ? ` (from ${from})` : ''} is outside the project and the folders its files may read. A cloned repository must not pull files from elsewhere into the prompt; to allow it, list the folder in "allowExternalIncludes" in your user settings.`;
+function refusalMessage(resolved: string, parent: string | undefined): string {
+  const what = parent
+    ? `included from ${parent}, but resolves to ${resolved}`
+    : `resolves to ${resolved}`;
+  return `Refused: ${what}, outside the project and the folders its files may read. A cloned repository must not pull other files into the prompt; to allow a folder, list it in "allowExternalIncludes" in your user settings.`;
 }

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { isInside, isTextFilePath, resolveIncludePath } from './include-path.js';
+import { extractIncludeReferences, stripHtmlComments } from './markdown.js';
+import { parseGlobs, processInstructionText } from './process-text.js';
+
+describe('stripHtmlComments', () => {
+  it('removes block comments, keeps text after -->, and leaves code alone', () => {
+    const input = [
+      'Intro',
+      '',
+      '<!-- hidden -->',
+      '<!-- multi',
+      'line --> visible tail',
+      '',
+      '    <!-- indented code -->',
+      '',
+      'Inline `<!-- span -->` and <!-- inline html --> stay.',
+      '',
+      '~~~',
+      '<!-- fenced -->',
+      '~~~',
+      '',
+    ].join('\n');
+    const { content, stripped } = stripHtmlComments(input);
+    expect(stripped).toBe(true);
+    expect(content).not.toContain('hidden');
+    expect(content).not.toContain('multi');
+    expect(content).toContain(' visible tail');
+    expect(content).toContain('<!-- indented code -->');
+    expect(content).toContain('<!-- span -->');
+    expect(content).toContain('<!-- inline html -->');
+    expect(content).toContain('<!-- fenced -->');
+  });
+
+  it('keeps an unclosed comment rather than dropping the rest of the file', () => {
+    const input = 'Rule one.\n\n<!-- never closed\n\nRule two.\n';
+    expect(stripHtmlComments(input)).toEqual({ content: input, stripped: false });
+  });
+});
+
+describe('extractIncludeReferences', () => {
+  it('finds @paths in prose only, strips fragments, unescapes spaces and trailing punctuation', () => {
+    const md = [
+      '@first.md and see @./docs/a.md#setup.',
+      'Home: @~/notes/x.md, absolute @/opt/team/y.md; spaced @my\\ file.md',
+      '`@code.md` and',
+      '```',
+      '@fenced.md',
+      '```',
+      '> quoted @quote.md',
+      'email me@example.com',
+    ].join('\n');
+    expect(extractIncludeReferences(md)).toEqual([
+      'first.md',
+      './docs/a.md',
+      '~/notes/x.md',
+      '/opt/team/y.md',
+      'my file.md',
+      'quote.md',
+    ]);
+  });
+});
+
+describe('include paths', () => {
+  it('resolves relative to the including file, ~ to home, absolute as is', () => {
+    expect(resolveIncludePath('x.md', '/r/a/CLAUDE.md', '/h')).toBe('/r/a/x.md');
+    expect(resolveIncludePath('../x.md', '/r/a/CLAUDE.md', '/h')).toBe('/r/x.md');
+    expect(resolveIncludePath('~/x.md', '/r/a/CLAUDE.md', '/h')).toBe('/h/x.md');
+    expect(resolveIncludePath('/etc/x.md', '/r/a/CLAUDE.md', '/h')).toBe('/etc/x.md');
+  });
+
+  it('decides text by extension and knows extensionless text names', () => {
+    expect(isTextFilePath('/a/b.md')).toBe(true);
+    expect(isTextFilePath('/a/B.TS')).toBe(true);
+    expect(isTextFilePath('/a/README')).toBe(true);
+    expect(isTextFilePath('/a/logo.png')).toBe(false);
+    expect(isTextFilePath('/etc/hostname')).toBe(false);
+    expect(isTextFilePath('/a/id_rsa')).toBe(false);
+  });
+
+  it('treats a sibling with a shared prefix as outside', () => {
+    expect(isInside('/repo/a', '/repo')).toBe(true);
+    expect(isInside('/repo', '/repo')).toBe(true);
+    expect(isInside('/repo-evil/a', '/repo')).toBe(false);
+    expect(isInside('/etc/hostname', '/repo')).toBe(false);
+  });
+});
+
+describe('processInstructionText', () => {
+  it('drops frontmatter, reads paths: for rules, and says when content differs', () => {
+    const raw = '---\npaths:\n  - src/**\n---\nBody <!-- x -->\n';
+    expect(processInstructionText(raw, { markdown: true, rule: true })).toEqual({
+      content: 'Body <!-- x -->\n',
+      globs: ['src/**'],
+      differsFromDisk: true,
+    });
+    expect(processInstructionText('plain\n', { markdown: true, rule: false })).toEqual({
+      content: 'plain\n',
+      differsFromDisk: false,
+    });
+    expect(processInstructionText('<!-- a -->', { markdown: false, rule: false }).content).toBe(
+      '<!-- a -->',
+    );
+  });
+
+  it('parses globs from a list or a comma-separated string; match-all means unconditional', () => {
+    expect(parseGlobs('src/**, lib/**')).toEqual(['src/**', 'lib/**']);
+    expect(parseGlobs(['a/**', 3, ''])).toEqual(['a/**']);
+    expect(parseGlobs(['**'])).toBeUndefined();
+    expect(parseGlobs(undefined)).toBeUndefined();
+  });
+});
