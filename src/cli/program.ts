@@ -1,8 +1,10 @@
 import { Command, CommanderError } from 'commander';
 import { EngramError } from '../util/errors.js';
+import { registerExtractCommands } from './commands/extract.js';
 import { registerInstructionsCommands } from './commands/instructions.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
+import { registerModelsCommands } from './commands/models.js';
 import { CliExit } from './common.js';
 import type { CliIo } from './io.js';
 
@@ -27,8 +29,10 @@ export function buildProgram(io: CliIo): Command {
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   // Each layer registers its own commands here, one line each.
   registerMemoryCommands(program, io);
+  registerExtractCommands(program, io);
   registerInstructionsCommands(program, io);
   registerMcpCommands(program, io);
+  registerModelsCommands(program, io);
   return program;
 }
 

@@ -1,0 +1,102 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { createExtractor, type ExtractionRun } from '../../extract/index.js';
+import { loadTranscriptFile } from '../../llm/claude-code-transcript.js';
+import { FILE_TOOL_DEFINITIONS } from '../../llm/file-tools.js';
+import { resolveModel } from '../../llm/resolve-model.js';
+import { memoryGuidance } from '../../memdir/prompts.js';
+import { EngramError } from '../../util/errors.js';
+import {
+  CliExit,
+  type CommonOptions,
+  environmentFor,
+  memoryDirFor,
+  printJson,
+  withCommonOptions,
+} from '../common.js';
+import type { CliIo } from '../io.js';
+
+interface ExtractOptions extends CommonOptions {
+  transcript: string;
+  since?: string;
+}
+
+function describeRun(run: ExtractionRun): string {
+  switch (run.outcome) {
+    case 'saved':
+      return `${run.notice}\n`;
+    case 'nothing_saved':
+      return `Nothing worth saving in ${run.newMessageCount} messages.${run.finalText ? `\n${run.finalText.trim()}` : ''}\n`;
+    case 'skipped':
+      if (run.reason === 'main_agent_wrote')
+        return `Skipped: the conversation already saved memories itself (${(run.mainAgentWrote ?? []).join(', ')}).\n`;
+      return 'Nothing new to extract.\n';
+    case 'failed':
+      return `Extraction failed (${run.reason}).\n`;
+  }
+}
+
+export function registerExtractCommands(program: Command, io: CliIo): void {
+  withCommonOptions(program.command('extract'))
+    .description('run one background-style extraction over a transcript and save what qualifies')
+    .requiredOption(
+      '--transcript <file>',
+      'a Claude Code .jsonl transcript, or a JSON array of messages',
+    )
+    .option('--since <uuid>', 'consider only messages after this message id (the last cursor)')
+    .action(async (opts: ExtractOptions) => {
+      const env = environmentFor(io, opts);
+      const resolution = resolveModel({ env: io.env });
+      if (!resolution.ok) {
+        throw new EngramError('no_model', `extract needs a model. ${resolution.reason}`);
+      }
+      const { path: memoryDir } = memoryDirFor(io, opts);
+      const transcript = await loadTranscriptFile(resolve(env.cwd, opts.transcript));
+      for (const w of transcript.warnings) io.stderr(`engram: warning: ${w}\n`);
+      const { messages } = transcript;
+      if (opts.since !== undefined && !messages.some((m) => m.id === opts.since)) {
+        throw new EngramError(
+          'not_found',
+          `--since ${opts.since}: no message with that id in ${opts.transcript}`,
+        );
+      }
+      const extractor = createExtractor({
+        memoryDir,
+        model: resolution.model,
+        // Relative paths in the transcript's tool calls are relative to where that session ran.
+        cwd: transcript.cwd ?? env.cwd,
+        ...(opts.since === undefined ? {} : { cursor: opts.since }),
+      });
+      // Without a live host there is no request to share a cache with: the fork gets the memory
+      // guidance as its system prompt and engram's own file tools.
+      const run = await extractor.extractNow({
+        system: memoryGuidance({ memoryDir }),
+        tools: FILE_TOOL_DEFINITIONS,
+        messages,
+      });
+      if (opts.json) {
+        printJson(io, {
+          status: run.outcome,
+          reason: run.reason ?? null,
+          saved: run.saved,
+          notice: run.notice ?? null,
+          cursor: run.cursorAfter ?? null,
+          newMessageCount: run.newMessageCount,
+          turns: run.turns,
+          usage: run.usage ?? null,
+          warnings: run.warnings,
+          memoryDir,
+          model: resolution.description,
+          error: run.error?.message ?? null,
+        });
+      } else {
+        io.stdout(describeRun(run));
+        for (const w of run.warnings) io.stdout(`warning: ${w}\n`);
+        if (run.cursorAfter && run.outcome !== 'failed') io.stdout(`cursor: ${run.cursorAfter}\n`);
+      }
+      if (run.outcome === 'failed') {
+        if (!opts.json && run.error) io.stderr(`engram: ${run.error.message}\n`);
+        throw new CliExit(1);
+      }
+    });
+}
