@@ -4,6 +4,7 @@ import { registerExtractCommands } from './commands/extract.js';
 import { registerInstructionsCommands } from './commands/instructions.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
+import { registerModelsCommands } from './commands/models.js';
 import { CliExit } from './common.js';
 import type { CliIo } from './io.js';
 
@@ -31,6 +32,7 @@ export function buildProgram(io: CliIo): Command {
   registerExtractCommands(program, io);
   registerInstructionsCommands(program, io);
   registerMcpCommands(program, io);
+  registerModelsCommands(program, io);
   return program;
 }
 

@@ -53,3 +53,7 @@ export function parseRetryAfter(
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
+
+export function isModelError(value: unknown): value is ModelError {
+  return value instanceof ModelError;
+}

@@ -1,0 +1,88 @@
+import type { Command } from 'commander';
+import { isModelError, MODEL_CHECK_PROMPT, resolveModel } from '../../llm/index.js';
+import { loadSettings, mergedSettings } from '../../memdir/index.js';
+import {
+  CliExit,
+  type CommonOptions,
+  environmentFor,
+  printJson,
+  withCommonOptions,
+} from '../common.js';
+import type { CliIo } from '../io.js';
+
+/** The model named in settings (`"model": "anthropic:<id>"`), if any; the environment wins. */
+function settingsModel(io: CliIo, opts: CommonOptions): string | undefined {
+  const value = mergedSettings(loadSettings(environmentFor(io, opts))).model;
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function registerModelsCommands(program: Command, io: CliIo): void {
+  const models = program.command('models').description('the model engram uses for background work');
+
+  withCommonOptions(models.command('check'))
+    .description('make one small real call to the configured model and print the model and usage')
+    .option('--timeout <ms>', 'give up after this many milliseconds', '60000')
+    .action(async (opts: CommonOptions & { timeout: string }) => {
+      const model = settingsModel(io, opts);
+      const resolution = resolveModel({ env: io.env, ...(model ? { settings: { model } } : {}) });
+      if (!resolution.ok) {
+        if (opts.json) printJson(io, { ok: false, configured: false, reason: resolution.reason });
+        else io.stderr(`engram: ${resolution.reason}\n`);
+        throw new CliExit(1);
+      }
+      const timeoutMs = Number(opts.timeout);
+      const started = Date.now();
+      try {
+        const response = await resolution.model.generate({
+          tools: [],
+          messages: [
+            {
+              id: 'models-check',
+              role: 'user',
+              content: [{ type: 'text', text: MODEL_CHECK_PROMPT }],
+            },
+          ],
+          maxTokens: 16,
+          ...(Number.isFinite(timeoutMs) && timeoutMs > 0 ? { timeoutMs } : {}),
+        });
+        const reply = response.message.content
+          .filter((b) => b.type === 'text')
+          .map((b) => b.text)
+          .join('')
+          .trim();
+        const result = {
+          ok: true,
+          configured: true,
+          provider: resolution.model.provider,
+          model: response.model,
+          description: resolution.description,
+          reply,
+          stopReason: response.stopReason,
+          usage: response.usage,
+          durationMs: Date.now() - started,
+        };
+        if (opts.json) return printJson(io, result);
+        const u = response.usage;
+        io.stdout(
+          `model: ${result.model} (${resolution.description})\n` +
+            `reply: ${reply || '(no text)'}\n` +
+            `usage: ${u.inputTokens} input, ${u.outputTokens} output, ${u.cacheReadTokens} cache read, ${u.cacheWriteTokens} cache write tokens\n` +
+            `time: ${result.durationMs} ms\n`,
+        );
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const details = isModelError(error)
+          ? { status: error.status ?? null, isRetryable: error.isRetryable }
+          : {};
+        if (opts.json)
+          printJson(io, {
+            ok: false,
+            configured: true,
+            description: resolution.description,
+            error: { message, ...details },
+          });
+        else io.stderr(`engram: ${resolution.description} failed: ${message}\n`);
+        throw new CliExit(1);
+      }
+    });
+}
