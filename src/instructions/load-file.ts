@@ -112,6 +112,14 @@ export async function loadInstructionFile(
     markdown,
     rule: chain.ruleBaseDir !== undefined && !isInclude,
   });
+  if (processed.frontmatterError) {
+    // A rule whose paths: cannot be read would otherwise load everywhere without anyone knowing.
+    report(
+      'bad-frontmatter',
+      'warning',
+      `Frontmatter is not valid YAML (${processed.frontmatterError.split('\n')[0]}); it was dropped and any paths: globs ignored.`,
+    );
+  }
   const childChain: Chain =
     processed.globs && chain.ruleBaseDir
       ? { ...chain, conditional: { globs: processed.globs, baseDir: chain.ruleBaseDir } }

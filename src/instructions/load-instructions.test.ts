@@ -373,6 +373,16 @@ describe('conditional rules', () => {
   });
 });
 
+describe('malformed rules', () => {
+  it('warns when a rule frontmatter does not parse, and still loads its text', async () => {
+    const f = fixture();
+    f.write({ 'repo/.claude/rules/bad.md': '---\npaths: [src/**\n---\nKeep this.' });
+    const result = await load(f, 'repo');
+    expect(result.prompt).toContain('Keep this.');
+    expect(result.reports.map((r) => r.kind)).toEqual(['bad-frontmatter']);
+  });
+});
+
 describe('worktrees', () => {
   it('in a nested worktree, skips the main checkout CLAUDE.md but keeps its CLAUDE.local.md', async () => {
     const f = fixture();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isInside, isTextFilePath, resolveIncludePath } from './include-path.js';
+import { comparisonKey, isInside, isTextFilePath, resolveIncludePath } from './include-path.js';
 import { extractIncludeReferences, stripHtmlComments } from './markdown.js';
 import { parseGlobs, processInstructionText } from './process-text.js';
 
@@ -76,6 +76,12 @@ describe('include paths', () => {
     expect(isTextFilePath('/a/logo.png')).toBe(false);
     expect(isTextFilePath('/etc/hostname')).toBe(false);
     expect(isTextFilePath('/a/id_rsa')).toBe(false);
+  });
+
+  it('folds case for identity only on case-insensitive platforms', () => {
+    expect(comparisonKey('/R/Claude.md', 'darwin')).toBe(comparisonKey('/r/CLAUDE.md', 'darwin'));
+    expect(comparisonKey('C:\\R\\A.md', 'win32')).toBe(comparisonKey('c:\\r\\a.md', 'win32'));
+    expect(comparisonKey('/R/Claude.md', 'linux')).not.toBe(comparisonKey('/r/CLAUDE.md', 'linux'));
   });
 
   it('treats a sibling with a shared prefix as outside', () => {

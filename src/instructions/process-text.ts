@@ -9,6 +9,8 @@ export interface ProcessedText {
   /** `paths:` globs (rules only); undefined when the rule applies everywhere. */
   globs?: string[];
   differsFromDisk: boolean;
+  /** The frontmatter's YAML did not parse: a rule's `paths:` could not be read. */
+  frontmatterError?: string;
 }
 
 // Frontmatter may be long in rules with many globs; the memory scanner's 30-line cap is too tight.
@@ -28,6 +30,7 @@ export function processInstructionText(
     content,
     ...(globs ? { globs } : {}),
     differsFromDisk: content !== raw,
+    ...(front.error ? { frontmatterError: front.error } : {}),
   };
 }
 

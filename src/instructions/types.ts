@@ -47,6 +47,7 @@ export type InstructionReportKind =
   | 'skipped-too-big'
   | 'unreadable'
   | 'not-a-file'
+  | 'bad-frontmatter'
   | 'refused'
   | 'include-not-text'
   | 'include-missing'
