@@ -5,6 +5,7 @@ import { registerInstructionsCommands } from './commands/instructions.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
 import { registerModelsCommands } from './commands/models.js';
+import { registerRecallCommands } from './commands/recall.js';
 import { CliExit } from './common.js';
 import type { CliIo } from './io.js';
 
@@ -33,6 +34,7 @@ export function buildProgram(io: CliIo): Command {
   registerInstructionsCommands(program, io);
   registerMcpCommands(program, io);
   registerModelsCommands(program, io);
+  registerRecallCommands(program, io);
   return program;
 }
 

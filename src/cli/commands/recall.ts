@@ -1,0 +1,217 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { resolveModel } from '../../llm/resolve-model.js';
+import type { LanguageModel } from '../../llm/types.js';
+import { loadSettings, mergedSettings } from '../../memdir/settings.js';
+import {
+  DEFAULT_STALE_AFTER_DAYS,
+  metricsPathFor,
+  type RecallResult,
+  type RecallStats,
+  readRecallMetrics,
+  recall,
+  summarizeRecallMetrics,
+} from '../../recall/index.js';
+import { EngramError } from '../../util/errors.js';
+import {
+  type CommonOptions,
+  environmentFor,
+  memoryDirFor,
+  printJson,
+  withCommonOptions,
+} from '../common.js';
+import type { CliIo } from '../io.js';
+
+interface RecallCliOptions extends CommonOptions {
+  surfaced?: string;
+  tools?: string;
+  model: string;
+  now?: string;
+  log: string | boolean;
+  staleDays: string;
+  timeout?: string;
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function parseNow(value: string | undefined): number {
+  if (value === undefined) return Date.now();
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) {
+    throw new EngramError('invalid_input', `--now needs an ISO date/time (got "${value}")`);
+  }
+  return ms;
+}
+
+function positive(value: string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0)
+    throw new EngramError('invalid_input', `${flag} needs a number`);
+  return n;
+}
+
+/** `auto` uses the configured model when there is one; `offline` never calls a model. */
+function modelFor(io: CliIo, opts: RecallCliOptions): LanguageModel | undefined {
+  if (opts.model === 'offline') return undefined;
+  if (opts.model !== 'auto') {
+    throw new EngramError('invalid_input', `--model is offline or auto (got "${opts.model}")`);
+  }
+  const configured = mergedSettings(loadSettings(environmentFor(io, opts))).model;
+  const resolution = resolveModel({
+    env: io.env,
+    ...(typeof configured === 'string' ? { settings: { model: configured } } : {}),
+  });
+  if (resolution.ok) return resolution.model;
+  io.stderr(
+    'engram: no model configured; the offline ranker selects (use --model offline to silence this)\n',
+  );
+  return undefined;
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+}
+
+function recallJson(result: RecallResult) {
+  return {
+    selected: result.selected.map((m) => ({
+      file: m.file,
+      type: m.type,
+      description: m.description,
+      header: m.header,
+      bytes: m.bytes,
+      truncated: m.truncated,
+    })),
+    injection: result.text,
+    shape: result.shape,
+  };
+}
+
+function printRecall(io: CliIo, result: RecallResult): void {
+  const s = result.shape;
+  const by =
+    s.selector === 'model'
+      ? `model ${s.model}${s.fallback ? ', fell back to offline' : ''}`
+      : 'offline ranker';
+  if (s.skipped !== null) io.stdout(`Recall skipped: ${s.skipped.replaceAll('_', ' ')}.\n`);
+  else io.stdout(`Selected ${result.selected.length} of ${s.candidates} candidates (${by}).\n`);
+  for (const m of result.selected) {
+    const flags = [
+      `${m.bytes} bytes`,
+      ...(m.truncated ? ['truncated'] : []),
+      ...(m.stale ? ['stale'] : []),
+    ];
+    io.stdout(`- [${m.type}] ${m.file} (${flags.join(', ')}): ${m.description ?? ''}\n`);
+  }
+  io.stdout(`\n--- injection (${Buffer.byteLength(result.text)} bytes) ---\n`);
+  io.stdout(result.text === '' ? '(nothing injected)\n' : `${result.text}\n`);
+  io.stdout('--- shape ---\n');
+  for (const [key, value] of Object.entries(s)) io.stdout(`${key}: ${value}\n`);
+}
+
+function printStats(io: CliIo, path: string, stats: RecallStats, badLines: number): void {
+  const pct = (n: number | null) => (n === null ? 'n/a' : `${(n * 100).toFixed(1)}%`);
+  io.stdout(`Recall log: ${path}\n`);
+  io.stdout(
+    `recalls: ${stats.recalls} (ran ${stats.ran}; skipped ${JSON.stringify(stats.skipped)})\n`,
+  );
+  io.stdout('selected per recall:\n');
+  stats.selectionCounts.forEach((n, count) => {
+    const share = stats.ran ? n / stats.ran : 0;
+    io.stdout(`  ${count}: ${String(n).padStart(5)}  ${'#'.repeat(Math.round(share * 40))}\n`);
+  });
+  io.stdout(`mean selected: ${stats.meanSelected.toFixed(2)}\n`);
+  io.stdout(
+    `stale-hit ratio: ${pct(stats.staleHitRatio)} (${stats.staleSelected} of ${stats.selectedTotal})\n`,
+  );
+  io.stdout(`budget exhausted: ${stats.budgetExhausted}\n`);
+  io.stdout(`fallbacks to offline: ${stats.fallbacks}\n`);
+  io.stdout(`prefiltered (directory over the cap): ${stats.prefiltered}\n`);
+  io.stdout(
+    `median time: ${stats.medianDurationMs === null ? 'n/a' : `${stats.medianDurationMs} ms`}\n`,
+  );
+  if (badLines > 0) io.stdout(`unreadable log lines: ${badLines}\n`);
+  for (const alarm of stats.alarms) io.stdout(`ALARM: ${alarm}\n`);
+}
+
+export function registerRecallCommands(program: Command, io: CliIo): void {
+  withCommonOptions(program.command('recall'))
+    .description(
+      'choose the memories for a message and print the exact bytes that would be injected',
+    )
+    .argument('<query>', "the user's message")
+    .option(
+      '--surfaced <files>',
+      'comma-separated files already in the conversation (never chosen)',
+    )
+    .option('--tools <names>', 'comma-separated tools that succeeded since the last turn')
+    .option(
+      '--model <mode>',
+      'offline (ranker only) or auto (the configured model, else offline)',
+      'auto',
+    )
+    .option('--now <iso>', 'render headers as of this time (default: now)')
+    .option(
+      '--stale-days <n>',
+      'count selected memories older than this as stale',
+      String(DEFAULT_STALE_AFTER_DAYS),
+    )
+    .option('--timeout <ms>', 'give the model selector this long before falling back')
+    .option(
+      '--log <file>',
+      'append the recall shape to this JSONL file (default: in the memory dir)',
+    )
+    .option('--no-log', 'do not append the recall shape to the metrics log')
+    .action(async (query: string, opts: RecallCliOptions) => {
+      const { path: dir } = memoryDirFor(io, opts);
+      const now = parseNow(opts.now);
+      const model = modelFor(io, opts);
+      const log =
+        opts.log === false
+          ? undefined
+          : typeof opts.log === 'string'
+            ? resolve(environmentFor(io, opts).cwd, opts.log)
+            : (await isDirectory(dir))
+              ? metricsPathFor(dir)
+              : undefined; // never create a memory directory just to log a read
+      const tools = list(opts.tools);
+      const result = await recall({
+        dir,
+        query,
+        now,
+        alreadySurfaced: list(opts.surfaced),
+        staleAfterDays: positive(opts.staleDays, '--stale-days'),
+        ...(opts.tools !== undefined ? { recentTools: tools } : {}),
+        ...(model ? { model } : {}),
+        ...(opts.timeout !== undefined
+          ? { selectorTimeoutMs: positive(opts.timeout, '--timeout') }
+          : {}),
+        ...(log ? { metricsLog: log } : {}),
+      });
+      for (const note of result.notes) io.stderr(`engram: ${note}\n`);
+      if (opts.json) printJson(io, recallJson(result));
+      else printRecall(io, result);
+    });
+
+  withCommonOptions(program.command('stats'))
+    .description('summarise the recall log: selection counts, stale-hit ratio, budget exhaustion')
+    .option('--log <file>', 'the JSONL log to read (default: the one in the memory dir)')
+    .action(async (opts: CommonOptions & { log?: string }) => {
+      const path = opts.log
+        ? resolve(environmentFor(io, opts).cwd, opts.log)
+        : metricsPathFor(memoryDirFor(io, opts).path);
+      const { shapes, badLines } = await readRecallMetrics(path);
+      const stats = summarizeRecallMetrics(shapes);
+      if (opts.json) printJson(io, { log: path, ...stats, badLines });
+      else printStats(io, path, stats, badLines);
+    });
+}
