@@ -1,0 +1,185 @@
+import { describe, expect, it } from 'vitest';
+import { DAY, NOW, seedMemories, tempMemoryDir } from '../../recall/__fixtures__/memdir.js';
+import { runCaptured, testIo } from '../test-io.js';
+
+async function dirWithMemories(): Promise<string> {
+  const dir = tempMemoryDir();
+  await seedMemories(dir, [
+    { file: 'bun-test.md', description: 'Run tests with bun test, never jest', type: 'feedback' },
+    {
+      file: 'grep-docs.md',
+      description: 'Grep usage: flags for searching tests',
+      type: 'reference',
+      ageDays: 40,
+    },
+    { file: 'release.md', description: 'Release checklist for the mobile app', type: 'project' },
+  ]);
+  return dir;
+}
+
+describe('engram recall', () => {
+  it('prints the exact contract with --json', async () => {
+    const dir = await dirWithMemories();
+    const io = testIo();
+    const run = await runCaptured(
+      [
+        'recall',
+        'how do I run the tests',
+        '--dir',
+        dir,
+        '--json',
+        '--model',
+        'offline',
+        '--now',
+        new Date(NOW).toISOString(),
+      ],
+      io,
+    );
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(Object.keys(out)).toEqual(['selected', 'injection', 'shape']);
+    expect(out.selected.map((m: { file: string }) => m.file)).toEqual([
+      'bun-test.md',
+      'grep-docs.md',
+    ]);
+    for (const m of out.selected) {
+      expect(Object.keys(m)).toEqual([
+        'file',
+        'type',
+        'description',
+        'header',
+        'bytes',
+        'truncated',
+      ]);
+      expect(out.injection).toContain(m.header);
+    }
+    expect(out.selected[1].header).toMatch(/^This memory is 40 days old/);
+    expect(out.injection.startsWith('<system-reminder>')).toBe(true);
+    expect(out.shape).toMatchObject({
+      selector: 'offline',
+      candidates: 3,
+      selected: 2,
+      staleSelected: 1,
+    });
+    expect(out.shape.injectedBytes).toBe(
+      out.selected.reduce((s: number, m: { bytes: number }) => s + m.bytes, 0),
+    );
+  });
+
+  it('leaves out --surfaced files and passes --tools to the selector input', async () => {
+    const dir = await dirWithMemories();
+    const io = testIo();
+    const run = await runCaptured(
+      [
+        'recall',
+        'how do I run the tests',
+        '--dir',
+        dir,
+        '--json',
+        '--model',
+        'offline',
+        '--surfaced',
+        'bun-test.md',
+        '--tools',
+        'Read,Grep',
+      ],
+      io,
+    );
+    const out = JSON.parse(run.stdout);
+    expect(out.selected.map((m: { file: string }) => m.file)).toEqual(['grep-docs.md']);
+    expect(out.shape.surfacedExcluded).toBe(1);
+  });
+
+  it('renders headers as of --now', async () => {
+    const dir = await dirWithMemories();
+    const io = testIo();
+    const later = new Date(NOW + 3 * DAY).toISOString();
+    const run = await runCaptured(
+      [
+        'recall',
+        'mobile app release',
+        '--dir',
+        dir,
+        '--json',
+        '--model',
+        'offline',
+        '--now',
+        later,
+      ],
+      io,
+    );
+    const out = JSON.parse(run.stdout);
+    expect(out.selected[0].header).toMatch(/^This memory is 3 days old/);
+    expect(out.shape.at).toBe(later);
+  });
+
+  it('prints selected memories, the injected bytes and the shape as text', async () => {
+    const dir = await dirWithMemories();
+    const io = testIo();
+    const run = await runCaptured(
+      ['recall', 'mobile app release', '--dir', dir, '--model', 'offline'],
+      io,
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/Selected 1 of 3 candidates \(offline ranker\)/);
+    expect(run.stdout).toContain('- [project] release.md');
+    expect(run.stdout).toContain('<system-reminder>');
+    expect(run.stdout).toMatch(/--- shape ---\n[\s\S]*selected: 1/);
+  });
+
+  it('falls back to the offline ranker with a note when auto finds no model', async () => {
+    const dir = await dirWithMemories();
+    const io = testIo();
+    const run = await runCaptured(['recall', 'mobile app release', '--dir', dir, '--json'], io);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/no model configured/);
+    expect(JSON.parse(run.stdout).shape.selector).toBe('offline');
+  });
+
+  it('rejects a bad --now and a bad --model as bad input', async () => {
+    const dir = await dirWithMemories();
+    const io = testIo();
+    expect(
+      (await runCaptured(['recall', 'a b', '--dir', dir, '--now', 'yesterday-ish'], io)).code,
+    ).toBe(2);
+    expect((await runCaptured(['recall', 'a b', '--dir', dir, '--model', 'gpt'], io)).code).toBe(2);
+  });
+});
+
+describe('engram stats', () => {
+  it('summarises the recalls logged in the memory directory', async () => {
+    const dir = await dirWithMemories();
+    const io = testIo();
+    for (const q of [
+      'how do I run the tests',
+      'mobile app release',
+      'something else entirely',
+      'hello',
+    ]) {
+      await runCaptured(
+        ['recall', q, '--dir', dir, '--model', 'offline', '--now', new Date(NOW).toISOString()],
+        io,
+      );
+    }
+    const run = await runCaptured(['stats', '--dir', dir, '--json'], io);
+    expect(run.code).toBe(0);
+    const stats = JSON.parse(run.stdout);
+    expect(stats).toMatchObject({
+      recalls: 4,
+      ran: 3,
+      skipped: { single_word: 1 },
+      selectionCounts: [1, 1, 1, 0, 0, 0],
+    });
+    expect(stats.staleHitRatio).toBeCloseTo(1 / 3);
+    const text = await runCaptured(['stats', '--dir', dir], io);
+    expect(text.stdout).toMatch(/stale-hit ratio: 33\.3% \(1 of 3\)/);
+    expect(text.stdout).toMatch(/budget exhausted: 0/);
+  });
+
+  it('reports an empty log without failing', async () => {
+    const io = testIo();
+    const run = await runCaptured(['stats', '--dir', tempMemoryDir(), '--json'], io);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ recalls: 0, staleHitRatio: null });
+  });
+});
