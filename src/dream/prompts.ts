@@ -57,7 +57,7 @@ function consolidateSection(today: string): string {
 - Rewrite relative dates as absolute ones ("yesterday", "next Friday" → a date; today is ${today}), so the memory still reads true later.
 - When a memory is wrong, fix it at its source: rewrite it if the rule still holds on different grounds, or revoke it if it no longer holds. Never add a correction beside a wrong memory; two files that disagree are worse than one.
 - To revoke a memory, edit its frontmatter to add \`status: revoked\`, \`revoked: ${today}\`, \`reason: <one line saying why>\` and, when another file replaces it, \`superseded_by: <file.md>\`; then remove its line from ${INDEX_FILE}. Keep its body as the record of what was believed.
-- Keep every memory's frontmatter complete: \`name\`, a one-line \`description\`, and \`type\` (user, feedback, project or reference).`;
+- Keep every memory's frontmatter complete and valid YAML: \`name\`, a one-line \`description\` (in double quotes when it contains a colon), and \`type\` (user, feedback, project or reference). A file whose frontmatter does not parse cannot be recalled.`;
 }
 
 const PRUNE = `${DREAM_PROMPT_HEADINGS.prune}
