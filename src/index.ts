@@ -2,6 +2,7 @@
  * engram: memory for AI agents. The root entry re-exports each layer's public surface;
  * subpaths (`engram/memdir`, `engram/recall`, …) give one layer alone.
  */
+export * from './extract/index.js';
 export * from './instructions/index.js';
 export * from './llm/index.js';
 export * from './memdir/index.js';

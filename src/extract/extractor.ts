@@ -14,8 +14,8 @@ import { scanMemories } from '../memdir/scan.js';
 import { EngramError, isEngramError } from '../util/errors.js';
 import type { WritePathContext } from './memory-writes.js';
 import {
-  DEFAULT_EVERY_N_TURNS,
-  DEFAULT_MAX_TURNS,
+  DEFAULT_EXTRACTION_EVERY_N_TURNS,
+  DEFAULT_EXTRACTION_MAX_TURNS,
   decideExtraction,
   type ExtractionDecision,
   isCompletedTurn,
@@ -33,7 +33,7 @@ import type {
 } from './types.js';
 
 /** Drain waits at most this long by default: shutdown must not hang on a slow model. */
-export const DEFAULT_DRAIN_TIMEOUT_MS = 60_000;
+export const DEFAULT_EXTRACTION_DRAIN_MS = 60_000;
 
 type RunDecision = Extract<ExtractionDecision, { kind: 'run' }>;
 type SkipDecision = Exclude<ExtractionDecision, RunDecision>;
@@ -54,8 +54,8 @@ function realpathOrSelf(path: string): string {
 /** Create an extractor for one memory directory and one conversation. */
 export function createExtractor(options: ExtractorOptions): Extractor {
   const memoryDir = resolve(options.memoryDir);
-  const everyNTurns = options.everyNTurns ?? DEFAULT_EVERY_N_TURNS;
-  const maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
+  const everyNTurns = options.everyNTurns ?? DEFAULT_EXTRACTION_EVERY_N_TURNS;
+  const maxTurns = options.maxTurns ?? DEFAULT_EXTRACTION_MAX_TURNS;
   const hostCwd = options.cwd ?? process.cwd();
   const tools = options.tools ?? createFileTools(memoryDir);
 
@@ -231,7 +231,7 @@ export function createExtractor(options: ExtractorOptions): Extractor {
     return next;
   }
 
-  async function drain(timeoutMs: number = DEFAULT_DRAIN_TIMEOUT_MS): Promise<boolean> {
+  async function drain(timeoutMs: number = DEFAULT_EXTRACTION_DRAIN_MS): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<false>((done) => {
       timer = setTimeout(() => done(false), timeoutMs);

@@ -1,6 +1,35 @@
-export * from './extractor.js';
-export * from './memory-writes.js';
-export * from './policy.js';
-export * from './prompts.js';
-export * from './saved-files.js';
-export * from './types.js';
+/**
+ * Write path: background extraction after each turn. `createExtractor` is the entry point; the
+ * pure policies (what counts as a main-agent memory write, when a run happens) are exported for
+ * hosts that want to reason about them.
+ */
+export { createExtractor, DEFAULT_EXTRACTION_DRAIN_MS } from './extractor.js';
+export { memoryWritesIn, type WritePathContext, writeTargets } from './memory-writes.js';
+export {
+  DEFAULT_EXTRACTION_EVERY_N_TURNS,
+  DEFAULT_EXTRACTION_MAX_TURNS,
+  decideExtraction,
+  type ExtractionDecision,
+  type ExtractionDecisionInput,
+  isCompletedTurn,
+  startAfterCursor,
+} from './policy.js';
+export {
+  buildExtractionPrompt,
+  EXTRACTION_HEADINGS,
+  type ExtractionPromptOptions,
+  formatSavedNotice,
+} from './prompts.js';
+export { checkSavedFiles, savedTopicFiles } from './saved-files.js';
+export type {
+  ExtractionContext,
+  ExtractionRun,
+  Extractor,
+  ExtractorOptions,
+  ExtractorState,
+  FailureReason,
+  SavedNotice,
+  SkipReason,
+  TriggerResult,
+  TriggerStatus,
+} from './types.js';

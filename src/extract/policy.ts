@@ -7,9 +7,9 @@ import type { Message } from '../llm/types.js';
 import { memoryWritesIn, type WritePathContext } from './memory-writes.js';
 
 /** Run every completed turn unless configured otherwise. */
-export const DEFAULT_EVERY_N_TURNS = 1;
+export const DEFAULT_EXTRACTION_EVERY_N_TURNS = 1;
 /** Well-behaved extractions take 2–4 turns (read, then write); the cap stops verification rabbit holes. */
-export const DEFAULT_MAX_TURNS = 5;
+export const DEFAULT_EXTRACTION_MAX_TURNS = 5;
 
 /**
  * Index of the first message after the cursor. A cursor that is no longer in the history (the
