@@ -96,7 +96,8 @@ export function toAnthropicPrefix(
   // Key order system, tools, messages mirrors the cache's prefix order, so the serialized body
   // of a fork starts with the same bytes as the main request's.
   const params = {} as AnthropicPrefixParams;
-  if (prefix.system !== undefined) {
+  // An empty system array is sent as no system at all (the API rejects an empty list).
+  if (prefix.system !== undefined && prefix.system.length > 0) {
     const blocks: TextBlock[] =
       typeof prefix.system === 'string' ? [{ type: 'text', text: prefix.system }] : prefix.system;
     params.system = blocks.map((b, i) =>

@@ -263,8 +263,12 @@ for (const api of ['anthropic', 'openai'] as const) {
     });
 
     it('stops within one request when the signal aborts', async () => {
-      server.push({ toolUse: [{ name: 'list', input: {} }] }, { delayMs: 20_000, text: 'late' });
       const controller = new AbortController();
+      // The abort lands while the second model call is in flight.
+      server.push({ toolUse: [{ name: 'list', input: {} }] }, () => {
+        controller.abort();
+        return { delayMs: 20_000, text: 'late' };
+      });
       const started = Date.now();
       const result = await runForkedAgent({
         model: scriptedModel(server, api),
@@ -274,7 +278,6 @@ for (const api of ['anthropic', 'openai'] as const) {
         canUseTool: directorySandbox(root),
         maxTurns: 5,
         signal: controller.signal,
-        onTurn: () => setTimeout(() => controller.abort(), 50),
       });
       expect(result.status).toBe('aborted');
       expect(result.error?.code).toBe('aborted');

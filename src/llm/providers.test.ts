@@ -86,7 +86,7 @@ for (const api of ['anthropic', 'openai'] as const) {
 
     it('times out a silent request and retries it', async () => {
       server.push({ delayMs: 20_000, text: 'slow' }, { text: 'fast' });
-      const response = await scriptedModel(server, api, { timeoutMs: 200 }).generate(request);
+      const response = await scriptedModel(server, api, { timeoutMs: 1500 }).generate(request);
       expect(response.message.content).toEqual([{ type: 'text', text: 'fast' }]);
       expect(server.requests).toHaveLength(2);
     });
@@ -98,9 +98,12 @@ for (const api of ['anthropic', 'openai'] as const) {
         .catch((e: unknown) => e);
       expect(error).toMatchObject({ code: 'aborted' });
       expect(server.requests).toHaveLength(0);
-      server.push({ delayMs: 20_000, text: 'late' });
       const controller = new AbortController();
-      setTimeout(() => controller.abort(), 50);
+      // Abort once the request is in flight (reached the server), whatever the machine's speed.
+      server.push(() => {
+        controller.abort();
+        return { delayMs: 20_000, text: 'late' };
+      });
       const started = Date.now();
       const late = await model
         .generate({ ...request, signal: controller.signal })
