@@ -9,6 +9,8 @@ import { buildAwaySummaryPrompt } from './prompts.js';
 
 export const AWAY_SUMMARY_MESSAGES = 30;
 const MAX_BLOCK_CHARS = 1_500;
+// Tool output is the least useful part of a recap; keep just enough to see what happened.
+const MAX_RESULT_CHARS = 300;
 
 export interface AwaySummaryOptions {
   model: LanguageModel;
@@ -16,8 +18,8 @@ export interface AwaySummaryOptions {
   signal?: AbortSignal;
 }
 
-function clip(text: string): string {
-  return text.length > MAX_BLOCK_CHARS ? `${text.slice(0, MAX_BLOCK_CHARS)} […]` : text;
+function clip(text: string, max = MAX_BLOCK_CHARS): string {
+  return text.length > max ? `${text.slice(0, max)} […]` : text;
 }
 
 function renderBlock(block: ContentBlock): string | undefined {
@@ -31,7 +33,7 @@ function renderBlock(block: ContentBlock): string | undefined {
         typeof block.content === 'string'
           ? block.content
           : block.content.map((b) => b.text).join('\n');
-      return `[${block.is_error ? 'tool error' : 'tool result'}: ${clip(text)}]`;
+      return `[${block.is_error ? 'tool error' : 'tool result'}: ${clip(text, MAX_RESULT_CHARS)}]`;
     }
     case 'thinking':
       // Private reasoning adds length, not facts the user needs in a recap.
@@ -52,12 +54,12 @@ export function renderRecentMessages(messages: readonly Message[]): string {
 
 /** Keep at most three sentences: the recap is a glance, not a report. */
 export function limitSentences(text: string, max = 3): string {
-  const sentences =
-    text
-      .trim()
-      .replace(/\s+/g, ' ')
-      .match(/[^.!?]+(?:[.!?]+(?=\s|$)|$)/g) ?? [];
-  return sentences.slice(0, max).join('').trim();
+  // A boundary is end punctuation, a space, then a capital: "v1.2.3" and "src/a.ts" stay whole.
+  const sentences = text
+    .trim()
+    .replace(/\s+/g, ' ')
+    .split(/(?<=[.!?])\s+(?=[A-Z"'(`[])/);
+  return sentences.slice(0, max).join(' ').trim();
 }
 
 /** Ask the model for a short "where were we" for a user coming back to the session. */
