@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { EngramError } from '../util/errors.js';
+import { registerDreamCommands } from './commands/dream.js';
 import { registerExtractCommands } from './commands/extract.js';
 import { registerInstructionsCommands } from './commands/instructions.js';
 import { registerMcpCommands } from './commands/mcp.js';
@@ -35,6 +36,7 @@ export function buildProgram(io: CliIo): Command {
   registerMcpCommands(program, io);
   registerModelsCommands(program, io);
   registerRecallCommands(program, io);
+  registerDreamCommands(program, io);
   return program;
 }
 

@@ -1,0 +1,256 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import {
+  claudeCodeTranscriptDir,
+  combineSessionListers,
+  createDreamer,
+  type DreamOutcome,
+  type DryRunReport,
+  formatProgress,
+  type GateDecision,
+  type SessionLister,
+  type SessionRef,
+  transcriptDirectoryLister,
+} from '../../dream/index.js';
+import { resolveModel } from '../../llm/resolve-model.js';
+import { loadSettings, mergedSettings } from '../../memdir/index.js';
+import { EngramError } from '../../util/errors.js';
+import {
+  CliExit,
+  type CommonOptions,
+  environmentFor,
+  memoryDirFor,
+  printJson,
+  withCommonOptions,
+} from '../common.js';
+import type { CliIo } from '../io.js';
+
+interface DreamOptions extends CommonOptions {
+  force?: boolean;
+  dryRun?: boolean;
+  transcripts?: string[];
+  session?: string;
+  maxTurns?: string;
+}
+
+/** Exit status of a run stopped by Ctrl-C, as shells report a SIGINT death. */
+const EXIT_INTERRUPTED = 130;
+
+const gateJson = (g: GateDecision) =>
+  g.kind === 'pass'
+    ? { gate: g.gate, kind: g.kind, detail: g.detail }
+    : { gate: g.gate, kind: g.kind, reason: g.reason };
+const sessionJson = (s: SessionRef) => ({
+  id: s.id,
+  path: s.path,
+  mtime: new Date(s.mtimeMs).toISOString(),
+});
+const gateLine = (g: GateDecision) =>
+  g.kind === 'pass' ? `${g.gate} gate passed: ${g.detail}` : `${g.gate} gate stops: ${g.reason}`;
+
+/** Claude Code keeps one transcript folder per launch directory: try the project root and cwd. */
+async function defaultSessionLister(io: CliIo, cwd: string, root: string): Promise<SessionLister> {
+  const dirs = new Set<string>();
+  for (const where of new Set([root, cwd])) {
+    const dir = await claudeCodeTranscriptDir(where, io.env, io.homedir);
+    if (dir) dirs.add(dir);
+  }
+  return combineSessionListers(...[...dirs].map((d) => transcriptDirectoryLister(d)));
+}
+
+function parseMaxTurns(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new EngramError('invalid_input', `--max-turns needs a positive integer, got "${value}"`);
+  return n;
+}
+
+export function registerDreamCommands(program: Command, io: CliIo): void {
+  withCommonOptions(program.command('dream'))
+    .description(
+      'consolidate memories: merge duplicates, date, revoke contradicted facts, prune the index',
+    )
+    .option('--force', 'skip the time and session gates (the lock still applies)')
+    .option('--dry-run', 'print which gate would stop a run and why, without running')
+    .option(
+      '--transcripts <dir...>',
+      "folders of session transcripts (*.jsonl) to review (default: Claude Code's for this project)",
+    )
+    .option('--session <id>', 'the session still running: not counted, not reviewed')
+    .option('--max-turns <n>', 'turn limit for the consolidation agent (default 30)')
+    .action(async (opts: DreamOptions) => {
+      const env = environmentFor(io, opts);
+      const resolution = memoryDirFor(io, opts);
+      const memoryDir = resolution.path;
+      const settings = mergedSettings(loadSettings(env));
+      const model = resolveModel({
+        env: io.env,
+        settings: typeof settings.model === 'string' ? { model: settings.model } : {},
+      });
+      const sessions = opts.transcripts?.length
+        ? combineSessionListers(
+            ...opts.transcripts.map((d) => transcriptDirectoryLister(resolve(env.cwd, d))),
+          )
+        : await defaultSessionLister(io, env.cwd, resolution.projectRoot);
+      const maxTurns = parseMaxTurns(opts.maxTurns);
+      if (!opts.dryRun && !model.ok) {
+        throw new EngramError(
+          'no_model',
+          `dream needs a model to run. ${model.reason}\nSee which gates would stop a run without one: engram dream --dry-run`,
+        );
+      }
+      const dreamer = createDreamer({
+        memoryDir,
+        sessions,
+        ...(model.ok ? { model: model.model } : {}),
+        memoryEnabled: settings.autoMemoryEnabled !== false,
+        dreamEnabled: settings.autoDreamEnabled !== false,
+        ...(maxTurns === undefined ? {} : { config: { maxTurns } }),
+      });
+      const context = {
+        force: opts.force === true,
+        ...(opts.session === undefined ? {} : { currentSessionId: opts.session }),
+      };
+      if (opts.dryRun) {
+        const report = await dreamer.dryRun(context);
+        printDryRun(io, opts, memoryDir, report, model);
+        return;
+      }
+      const controller = new AbortController();
+      // Ctrl-C stops the agent; the dreamer then rolls the lock back so the next session retries.
+      const interrupt = () => {
+        io.stderr('engram: dream: interrupted, rolling back the lock…\n');
+        controller.abort(new EngramError('aborted', 'interrupted by the user'));
+      };
+      process.once('SIGINT', interrupt);
+      process.once('SIGTERM', interrupt);
+      let lastLine = '';
+      let outcome: DreamOutcome;
+      try {
+        outcome = await dreamer.maybeDream({
+          ...context,
+          signal: controller.signal,
+          onGate: (g) => io.stderr(`engram: dream: ${gateLine(g)}\n`),
+          onProgress: (p) => {
+            const line = formatProgress(p);
+            if (line !== lastLine) io.stderr(`engram: dream: ${line}\n`);
+            lastLine = line;
+          },
+        });
+      } finally {
+        process.removeListener('SIGINT', interrupt);
+        process.removeListener('SIGTERM', interrupt);
+      }
+      printOutcome(io, opts, memoryDir, outcome);
+      const code = exitCodeForOutcome(outcome);
+      if (code !== 0) throw new CliExit(code);
+    });
+}
+
+/**
+ * 0: ran cleanly, or not due yet (time, throttle, sessions). 1: could not run when asked (disabled,
+ * lock busy), the run failed, or it left the directory inconsistent. 130: interrupted.
+ */
+export function exitCodeForOutcome(outcome: DreamOutcome): number {
+  if (outcome.kind === 'error') return 1;
+  if (outcome.kind === 'stopped')
+    return outcome.gate === 'enabled' || outcome.gate === 'lock' ? 1 : 0;
+  if (outcome.run.status === 'aborted') return EXIT_INTERRUPTED;
+  if (outcome.run.status === 'error') return 1;
+  return outcome.run.invariants.ok ? 0 : 1;
+}
+
+function printDryRun(
+  io: CliIo,
+  opts: DreamOptions,
+  memoryDir: string,
+  report: DryRunReport,
+  model: ReturnType<typeof resolveModel>,
+): void {
+  if (opts.json) {
+    printJson(io, {
+      memoryDir,
+      dryRun: true,
+      wouldRun: report.stoppedAt === undefined,
+      stoppedAt: report.stoppedAt ?? null,
+      reason: report.reason ?? null,
+      gates: report.gates.map(gateJson),
+      sessions: report.sessions.map(sessionJson),
+      lastConsolidatedAt:
+        report.lastConsolidatedAt > 0 ? new Date(report.lastConsolidatedAt).toISOString() : null,
+      model: model.ok
+        ? { configured: true, description: model.description }
+        : { configured: false, reason: model.reason },
+    });
+    return;
+  }
+  const lines = report.gates.map(
+    (g) =>
+      `  ${g.kind === 'pass' ? 'pass' : 'STOP'}  ${g.gate}: ${g.kind === 'pass' ? g.detail : g.reason}`,
+  );
+  const verdict =
+    report.stoppedAt === undefined
+      ? `Would run: consolidate ${memoryDir} reviewing ${report.sessions.length} session(s).`
+      : `Would stop at the ${report.stoppedAt} gate: ${report.reason}.`;
+  io.stdout(
+    `${lines.join('\n')}\n${verdict}\nmodel: ${model.ok ? model.description : `not configured. ${model.reason}`}\n`,
+  );
+}
+
+function printOutcome(
+  io: CliIo,
+  opts: DreamOptions,
+  memoryDir: string,
+  outcome: DreamOutcome,
+): void {
+  if (opts.json) {
+    const base = { memoryDir, dryRun: false, gates: outcome.gates.map(gateJson) };
+    if (outcome.kind === 'stopped')
+      printJson(io, { ...base, ran: false, stoppedAt: outcome.gate, reason: outcome.reason });
+    else if (outcome.kind === 'error')
+      printJson(io, {
+        ...base,
+        ran: false,
+        stoppedAt: null,
+        error: { code: outcome.error.code, message: outcome.error.message },
+      });
+    else {
+      const { run } = outcome;
+      printJson(io, {
+        ...base,
+        ran: true,
+        status: run.status,
+        lock: outcome.lock,
+        sessions: outcome.sessions.map(sessionJson),
+        progress: run.progress,
+        invariants: run.invariants,
+        usage: run.usage,
+        summary: run.finalText,
+        error: run.error ? { code: run.error.code, message: run.error.message } : null,
+      });
+    }
+    return;
+  }
+  if (outcome.kind === 'stopped') {
+    io.stdout(`Not consolidating: the ${outcome.gate} gate stops it (${outcome.reason}).\n`);
+    return;
+  }
+  if (outcome.kind === 'error') {
+    io.stderr(`engram: dream failed: ${outcome.error.message}\n`);
+    return;
+  }
+  const { run } = outcome;
+  const p = run.progress;
+  const head =
+    run.status === 'completed' || run.status === 'max_turns'
+      ? `Consolidated ${memoryDir}${run.status === 'max_turns' ? ' (stopped at the turn limit)' : ''}: ${p.filesTouched.length} file(s) touched, ${p.sessionsReviewed.length}/${p.sessionsToReview} sessions reviewed, ${p.turns} turn(s).`
+      : `Consolidation ${run.status === 'aborted' ? 'aborted' : `failed${run.error ? `: ${run.error.message}` : ''}`}; the lock was rolled back so the next session retries.`;
+  const files = p.filesTouched.map((f) => `  ${f}\n`).join('');
+  const inv = run.invariants;
+  const check = inv.ok
+    ? `Directory check: OK (${inv.memoriesAfter} memories, ${inv.indexEntriesAfter} index lines${inv.longIndexLines ? `, ${inv.longIndexLines} index line(s) over 150 characters` : ''}).\n`
+    : `Directory check found problems this pass left:\n${inv.violations.map((v) => `  ${v.kind}: ${v.message}\n`).join('')}Fix them, or run \`engram index --rebuild\` for index problems.\n`;
+  const summary = run.finalText.trim() ? `${run.finalText.trim()}\n` : '';
+  io.stdout(`${head}\n${files}${check}${summary}`);
+}
