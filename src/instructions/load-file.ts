@@ -45,6 +45,12 @@ export interface Chain {
   conditional?: { globs: string[]; baseDir: string };
 }
 
+type Report = (
+  kind: InstructionReport['kind'],
+  severity: InstructionReport['severity'],
+  message: string,
+) => void;
+
 export async function loadInstructionFile(
   ctx: LoadContext,
   path: string,
@@ -52,11 +58,8 @@ export async function loadInstructionFile(
   depth = 0,
   parent?: string,
 ): Promise<LoadedInstructionFile[]> {
-  const report = (
-    kind: InstructionReport['kind'],
-    severity: InstructionReport['severity'],
-    message: string,
-  ) => ctx.reports.push({ kind, severity, path, ...(parent ? { parent } : {}), message });
+  const report: Report = (kind, severity, message) =>
+    ctx.reports.push({ kind, severity, path, ...(parent ? { parent } : {}), message });
   if (depth > MAX_INCLUDE_DEPTH) {
     report(
       'include-too-deep',
@@ -65,12 +68,39 @@ export async function loadInstructionFile(
     );
     return [];
   }
+  const real = await admit(ctx, path, chain, parent, report);
+  if (real === undefined) return [];
+  const raw = await readText(path, report);
+  if (raw === undefined) return [];
+  const { file, childChain, markdown } = buildFile(path, real, raw, chain, depth, parent, report);
+  const included: LoadedInstructionFile[] = [];
+  if (markdown) {
+    for (const reference of extractIncludeReferences(file.content)) {
+      if (!looksLikePath(reference)) continue; // "@alice", "@here": mentions, not files
+      const target = resolveIncludePath(reference, path, ctx.homedir);
+      included.push(...(await loadInstructionFile(ctx, target, childChain, depth + 1, path)));
+    }
+  }
+  // Included text comes first so the including file, which uses it, is read last and weighs most.
+  return [...included, file];
+}
+
+/**
+ * Decide whether a file may load; returns its real path, or undefined after reporting why not
+ * (absent discovered files and files already loaded are silent by design).
+ */
+async function admit(
+  ctx: LoadContext,
+  path: string,
+  chain: Chain,
+  parent: string | undefined,
+  report: Report,
+): Promise<string | undefined> {
   const isInclude = parent !== undefined;
-  const confined = isInclude || chain.type === 'project' || chain.type === 'local';
   // Checked before touching the disk, so a refused path is refused whether or not it exists.
   if (isInclude && !isAllowed(path, chain.allowedRoots)) {
     report('refused', 'warning', refusalMessage(path, parent));
-    return [];
+    return undefined;
   }
   if (isInclude && !isTextFilePath(path)) {
     report(
@@ -78,7 +108,7 @@ export async function loadInstructionFile(
       'info',
       'Not included: only text files are included (decided by extension).',
     );
-    return [];
+    return undefined;
   }
   let real: string;
   try {
@@ -88,29 +118,41 @@ export async function loadInstructionFile(
     if (code === 'ENOENT' || code === 'ENOTDIR') {
       if (isInclude) report('include-missing', 'info', 'Included file not found.');
     } else report('unreadable', 'warning', `Cannot resolve: ${code ?? String(error)}.`);
-    return [];
+    return undefined;
   }
   const key = comparisonKey(real);
-  if (ctx.seen.has(key)) return []; // the same file via a symlink, a cycle or a second include
+  if (ctx.seen.has(key)) return undefined; // the same file via a symlink, a cycle or a 2nd include
   ctx.seen.add(key);
+  // Symlinks resolved: a checked-in link must not reach outside the project either.
+  const confined = isInclude || chain.type === 'project' || chain.type === 'local';
   if (confined && !isAllowed(real, chain.allowedRoots)) {
     report('refused', 'warning', refusalMessage(real, parent));
-    return [];
+    return undefined;
   }
   if (isInclude && !isTextFilePath(real)) {
     report('include-not-text', 'info', `Not included: ${real} is not a text file by extension.`);
-    return [];
+    return undefined;
   }
   if (chain.type !== 'managed' && isExcluded(ctx.excludes, [path, real])) {
     report('excluded', 'info', 'Excluded by instructionExcludes.');
-    return [];
+    return undefined;
   }
-  const raw = await readText(path, report);
-  if (raw === undefined) return [];
+  return real;
+}
+
+function buildFile(
+  path: string,
+  real: string,
+  raw: { text: string; size: number },
+  chain: Chain,
+  depth: number,
+  parent: string | undefined,
+  report: Report,
+): { file: LoadedInstructionFile; childChain: Chain; markdown: boolean } {
   const markdown = MARKDOWN_EXTENSIONS.has(extname(real).toLowerCase());
   const processed = processInstructionText(raw.text, {
     markdown,
-    rule: chain.ruleBaseDir !== undefined && !isInclude,
+    rule: chain.ruleBaseDir !== undefined && parent === undefined,
   });
   if (processed.frontmatterError) {
     // A rule whose paths: cannot be read would otherwise load everywhere without anyone knowing.
@@ -124,6 +166,7 @@ export async function loadInstructionFile(
     processed.globs && chain.ruleBaseDir
       ? { ...chain, conditional: { globs: processed.globs, baseDir: chain.ruleBaseDir } }
       : chain;
+  const { conditional } = childChain;
   const file: LoadedInstructionFile = {
     path,
     realPath: real,
@@ -131,10 +174,8 @@ export async function loadInstructionFile(
     content: processed.content,
     ...(parent ? { parent } : {}),
     depth,
-    ...(childChain.conditional
-      ? { globs: childChain.conditional.globs, baseDir: childChain.conditional.baseDir }
-      : {}),
-    conditional: childChain.conditional !== undefined,
+    ...(conditional ? { globs: conditional.globs, baseDir: conditional.baseDir } : {}),
+    conditional: conditional !== undefined,
     contentDiffersFromDisk: processed.differsFromDisk,
     size: raw.size,
     chars: processed.content.length,
@@ -147,21 +188,12 @@ export async function loadInstructionFile(
       `Loaded, but ${file.chars.toLocaleString('en-US')} characters is over ${LARGE_FILE_CHARS.toLocaleString('en-US')}: it takes a large share of the context. Shorten it or split it into rules with paths: globs.`,
     );
   }
-  const included: LoadedInstructionFile[] = [];
-  if (markdown) {
-    for (const reference of extractIncludeReferences(processed.content)) {
-      if (!looksLikePath(reference)) continue; // "@alice", "@here": mentions, not files
-      const target = resolveIncludePath(reference, path, ctx.homedir);
-      included.push(...(await loadInstructionFile(ctx, target, childChain, depth + 1, path)));
-    }
-  }
-  // Included text comes first so the including file, which uses it, is read last and weighs most.
-  return [...included, file];
+  return { file, childChain, markdown };
 }
 
 async function readText(
   path: string,
-  report: (kind: InstructionReport['kind'], severity: 'warning', message: string) => void,
+  report: Report,
 ): Promise<{ text: string; size: number } | undefined> {
   try {
     const info = await stat(path);

@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, parse, resolve } from 'node:path';
-import { findGitLocation } from '../memdir/git-root.js';
+import { findGitLocation, type GitLocation } from '../memdir/git-root.js';
 import {
   type EngramEnvironment,
   engramHome,
@@ -15,7 +15,7 @@ import {
 } from '../memdir/settings.js';
 import { RULES_DIR_ENTRY } from './constants.js';
 import { type AllowedRoots, isInside } from './include-path.js';
-import { type InstructionSettings, resolveInstructionSettings } from './instruction-settings.js';
+import { resolveInstructionSettings } from './instruction-settings.js';
 import { type Chain, type LoadContext, loadInstructionFile } from './load-file.js';
 import { renderInstructionsPrompt } from './prompts.js';
 import { listRuleFiles } from './rules-dir.js';
@@ -28,6 +28,19 @@ import type {
 
 /** Managed files are read whatever the user configured: an administrator's policy always applies. */
 const MANAGED_FILES = ['AGENTS.md', 'CLAUDE.md'];
+
+/** What every discovery step shares. */
+interface Discovery {
+  environment: EngramEnvironment;
+  cwd: string;
+  names: readonly string[];
+  reports: InstructionReport[];
+  git: GitLocation | undefined;
+  projectRoots: string[];
+  /** Roots plus whatever the user allowed with allowExternalIncludes. */
+  widen: (roots: string[]) => AllowedRoots;
+  load: (path: string, chain: Chain) => Promise<void>;
+}
 
 /** Load without the cache. Never throws for a file that cannot be read: it is reported. */
 export async function readInstructions(
@@ -48,58 +61,25 @@ export async function readInstructions(
     reports,
   };
   const git = findGitLocation(cwd);
-  const projectRoots = git ? [...new Set([git.topLevel, git.commonRoot])] : [cwd];
-  const widen = (roots: string[]): AllowedRoots =>
-    settings.allowExternalIncludes === true
-      ? 'any'
-      : [...roots, ...(settings.allowExternalIncludes || [])];
-
+  const allow = settings.allowExternalIncludes;
   const loaded: LoadedInstructionFile[] = [];
-  const load = async (path: string, chain: Chain) =>
-    loaded.push(...(await loadInstructionFile(ctx, path, chain)));
-
+  const discovery: Discovery = {
+    environment,
+    cwd,
+    names: settings.fileNames,
+    reports,
+    git,
+    projectRoots: git ? [...new Set([git.topLevel, git.commonRoot])] : [cwd],
+    widen: (roots) => (allow === true ? 'any' : [...roots, ...(allow || [])]),
+    load: async (path, chain) => {
+      loaded.push(...(await loadInstructionFile(ctx, path, chain)));
+    },
+  };
   const managed = managedDir(environment);
   for (const name of MANAGED_FILES)
-    await load(join(managed, name), { type: 'managed', allowedRoots: 'any' });
-
-  const userChain: Chain = {
-    type: 'user',
-    allowedRoots: widen([environment.homedir, engramHome(environment), ...projectRoots]),
-  };
-  const names = settings.fileNames;
-  if (names.includes('AGENTS.md'))
-    await load(join(engramHome(environment), 'AGENTS.md'), userChain);
-  if (names.includes('CLAUDE.md') || names.includes('.claude/CLAUDE.md'))
-    await load(join(environment.homedir, '.claude', 'CLAUDE.md'), userChain);
-  if (names.includes(RULES_DIR_ENTRY)) {
-    // User rules' globs are relative to the working directory: they have no project of their own.
-    const rulesDir = join(environment.homedir, '.claude', 'rules');
-    for (const rule of await listRuleFiles(rulesDir, reports))
-      await load(rule, { ...userChain, ruleBaseDir: cwd });
-  }
-
-  // A nested worktree (e.g. <main>/.claude/worktrees/x) has its own copy of the checked-in files;
-  // the main checkout's copies would load twice and may be from another branch.
-  const nestedWorktree =
-    git !== undefined && git.topLevel !== git.commonRoot && isInside(git.topLevel, git.commonRoot);
-  for (const dir of ancestorsFromRoot(cwd)) {
-    const skipProject =
-      nestedWorktree && isInside(dir, git.commonRoot) && !isInside(dir, git.topLevel);
-    const allowedRoots = widen([...projectRoots, dir]);
-    for (const name of orderedNames(names)) {
-      const type = isLocalName(name) ? 'local' : 'project';
-      const path = join(dir, name);
-      if (type === 'project' && skipProject) {
-        if (existsSync(path)) reports.push(worktreeReport(path));
-        continue;
-      }
-      if (name === RULES_DIR_ENTRY) {
-        for (const rule of await listRuleFiles(path, reports))
-          await load(rule, { type, allowedRoots, ruleBaseDir: dir });
-      } else await load(path, { type, allowedRoots });
-    }
-  }
-
+    await discovery.load(join(managed, name), { type: 'managed', allowedRoots: 'any' });
+  await loadUserFiles(discovery);
+  await loadDirectoryFiles(discovery);
   const files = loaded.filter((f) => !f.conditional);
   return {
     cwd,
@@ -109,6 +89,48 @@ export async function readInstructions(
     reports,
     loadReason,
   };
+}
+
+async function loadUserFiles(d: Discovery): Promise<void> {
+  const { environment, names } = d;
+  const chain: Chain = {
+    type: 'user',
+    allowedRoots: d.widen([environment.homedir, engramHome(environment), ...d.projectRoots]),
+  };
+  if (names.includes('AGENTS.md')) await d.load(join(engramHome(environment), 'AGENTS.md'), chain);
+  if (names.includes('CLAUDE.md') || names.includes('.claude/CLAUDE.md'))
+    await d.load(join(environment.homedir, '.claude', 'CLAUDE.md'), chain);
+  if (names.includes(RULES_DIR_ENTRY)) {
+    // User rules' globs are relative to the working directory: they have no project of their own.
+    const rulesDir = join(environment.homedir, '.claude', 'rules');
+    for (const rule of await listRuleFiles(rulesDir, d.reports))
+      await d.load(rule, { ...chain, ruleBaseDir: d.cwd });
+  }
+}
+
+/** Every folder from the root down to the working directory: project files, then local ones. */
+async function loadDirectoryFiles(d: Discovery): Promise<void> {
+  const { git } = d;
+  // A nested worktree (e.g. <main>/.claude/worktrees/x) has its own copy of the checked-in files;
+  // the main checkout's copies would load twice and may be from another branch.
+  const nested =
+    git !== undefined && git.topLevel !== git.commonRoot && isInside(git.topLevel, git.commonRoot);
+  for (const dir of ancestorsFromRoot(d.cwd)) {
+    const skipProject = nested && isInside(dir, git.commonRoot) && !isInside(dir, git.topLevel);
+    const allowedRoots = d.widen([...d.projectRoots, dir]);
+    for (const name of orderedNames(d.names)) {
+      const type = isLocalName(name) ? 'local' : 'project';
+      const path = join(dir, name);
+      if (type === 'project' && skipProject) {
+        if (existsSync(path)) d.reports.push(worktreeReport(path));
+        continue;
+      }
+      if (name === RULES_DIR_ENTRY) {
+        for (const rule of await listRuleFiles(path, d.reports))
+          await d.load(rule, { type, allowedRoots, ruleBaseDir: dir });
+      } else await d.load(path, { type, allowedRoots });
+    }
+  }
 }
 
 /** `/`, `/a`, `/a/b` for `/a/b`: broadest first, so the working directory loads last. */
@@ -132,7 +154,7 @@ export function isLocalName(name: string): boolean {
   return lower.endsWith('.local.md') || lower.endsWith('.override.md');
 }
 
-function orderedNames(names: InstructionSettings['fileNames']): string[] {
+function orderedNames(names: readonly string[]): string[] {
   return [...names.filter((n) => !isLocalName(n)), ...names.filter(isLocalName)];
 }
 
