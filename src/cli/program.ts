@@ -2,11 +2,13 @@ import { Command, CommanderError } from 'commander';
 import { EngramError } from '../util/errors.js';
 import { registerDreamCommands } from './commands/dream.js';
 import { registerExtractCommands } from './commands/extract.js';
+import { registerHookCommands } from './commands/hook.js';
 import { registerInstructionsCommands } from './commands/instructions.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
 import { registerModelsCommands } from './commands/models.js';
 import { registerRecallCommands } from './commands/recall.js';
+import { registerSessionCommands } from './commands/session.js';
 import { CliExit } from './common.js';
 import type { CliIo } from './io.js';
 
@@ -34,9 +36,11 @@ export function buildProgram(io: CliIo): Command {
   registerExtractCommands(program, io);
   registerInstructionsCommands(program, io);
   registerMcpCommands(program, io);
+  registerHookCommands(program, io);
   registerModelsCommands(program, io);
   registerRecallCommands(program, io);
   registerDreamCommands(program, io);
+  registerSessionCommands(program, io);
   return program;
 }
 

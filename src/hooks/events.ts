@@ -1,0 +1,112 @@
+/**
+ * Session start, prompt submit and pre-compact: read the hook input, call the library, return the
+ * JSON Claude Code expects. No policy here beyond fitting Claude Code's limits.
+ */
+import type { LanguageModel } from '../llm/types.js';
+import { type EngramEnvironment, loadIndex, memoryGuidance } from '../memdir/index.js';
+import { recall } from '../recall/index.js';
+import { readSessionNotes, updateSessionNotes } from '../session/index.js';
+import { isEngramError } from '../util/errors.js';
+import type { HookInput } from './input.js';
+import {
+  capHookContext,
+  contextOutput,
+  HOOK_CONTEXT_MAX_CHARS,
+  type HookOutput,
+} from './output.js';
+import { indexSection, notesSection } from './prompts.js';
+import { historyForRecall, readHookTranscript } from './transcript.js';
+
+export interface HookContext {
+  /** Where the session runs (the hook input's cwd when given). */
+  environment: EngramEnvironment;
+  memoryDir: string;
+  /** Recall selector / extraction / notes model; absent = offline recall and no background work. */
+  model?: LanguageModel;
+  now?: () => Date;
+  /** Report a remark for people (stderr); stdout is reserved for the JSON. */
+  log?: (line: string) => void;
+}
+
+/** Five memories of at most this many bytes, with headers, stay under Claude Code's 10,000 characters. */
+export const HOOK_MEMORY_MAX_BYTES = 1_600;
+/** Recall must answer well within UserPromptSubmit's 30 s default timeout. */
+export const DEFAULT_RECALL_BUDGET_MS = 5_000;
+
+/** SessionStart: the memory guidance and the index (and, after a compaction, the session notes). */
+export async function sessionStartHook(input: HookInput, ctx: HookContext): Promise<HookOutput> {
+  const index = await loadIndex(ctx.memoryDir);
+  const parts = [memoryGuidance({ memoryDir: ctx.memoryDir })];
+  if (input.source === 'compact' && input.sessionId !== undefined) {
+    const notes = await readSessionNotes(ctx.environment, input.sessionId).catch(() => undefined);
+    if (notes?.exists && !notes.templateOnly) parts.push(notesSection(notes.content, notes.path));
+  }
+  parts.push(indexSection(index.content, index.path));
+  const text = capHookContext(
+    parts.join('\n\n'),
+    HOOK_CONTEXT_MAX_CHARS,
+    `read ${index.path} for the rest`,
+  );
+  return contextOutput('SessionStart', text);
+}
+
+export interface PromptHookOptions {
+  budgetMs?: number;
+}
+
+/**
+ * UserPromptSubmit: recall for the prompt. Memories already in the transcript (earlier hook
+ * injections) are not repeated and count against the session budget. Past the time budget the
+ * prompt goes on without memories rather than waiting.
+ */
+export async function userPromptSubmitHook(
+  input: HookInput,
+  ctx: HookContext,
+  options: PromptHookOptions = {},
+): Promise<HookOutput> {
+  if (input.prompt === undefined) return {};
+  const budgetMs = options.budgetMs ?? DEFAULT_RECALL_BUDGET_MS;
+  const transcript = await readHookTranscript(input.transcriptPath);
+  try {
+    const result = await recall({
+      dir: ctx.memoryDir,
+      query: input.prompt,
+      messages: historyForRecall(transcript),
+      now: (ctx.now ?? (() => new Date()))(),
+      signal: AbortSignal.timeout(budgetMs),
+      selectorTimeoutMs: Math.max(500, budgetMs - 1_000),
+      limits: { maxBytes: HOOK_MEMORY_MAX_BYTES },
+      ...(ctx.model ? { model: ctx.model } : {}),
+    });
+    for (const note of result.notes) ctx.log?.(note);
+    return contextOutput('UserPromptSubmit', result.text);
+  } catch (error) {
+    if (isEngramError(error, 'aborted')) {
+      ctx.log?.(`recall took longer than ${budgetMs} ms; the prompt goes on without memories`);
+      return {};
+    }
+    throw error;
+  }
+}
+
+/** PreCompact: bring the session notes up to date before Claude Code compacts the conversation. */
+export async function preCompactHook(input: HookInput, ctx: HookContext): Promise<HookOutput> {
+  if (ctx.model === undefined || input.sessionId === undefined) {
+    ctx.log?.('no model configured: session notes are not updated');
+    return {};
+  }
+  const transcript = await readHookTranscript(input.transcriptPath);
+  const last = transcript.messages.at(-1);
+  if (last === undefined) return {};
+  const current = await readSessionNotes(ctx.environment, input.sessionId);
+  if (current.cursor.lastMessageId === last.id) return {};
+  const outcome = await updateSessionNotes({
+    environment: ctx.environment,
+    sessionId: input.sessionId,
+    model: ctx.model,
+    prefix: { tools: [], messages: transcript.messages },
+    force: true,
+  });
+  ctx.log?.(`session notes ${outcome.status}: ${outcome.reason}`);
+  return {};
+}

@@ -1,0 +1,148 @@
+/**
+ * `engram hook install|uninstall`: merge engram's hook entries into a Claude Code settings file.
+ * Other keys and other tools' hooks are never touched; ours are recognised by their command.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { EngramEnvironment } from '../memdir/index.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { EngramError, errnoCode } from '../util/errors.js';
+import { HOOK_EVENTS, type HookCommandName, type HookEventName } from './input.js';
+
+export type SettingsScope = 'user' | 'project' | 'local';
+
+/** Seconds Claude Code waits for each hook before giving up on it. */
+export const HOOK_TIMEOUTS: Record<HookCommandName, number> = {
+  'session-start': 10,
+  'user-prompt-submit': 15,
+  stop: 10,
+  'pre-compact': 120,
+};
+
+export function claudeSettingsPath(environment: EngramEnvironment, scope: SettingsScope): string {
+  if (scope === 'user') {
+    const configDir = environment.env.CLAUDE_CONFIG_DIR?.trim();
+    return join(configDir || join(environment.homedir, '.claude'), 'settings.json');
+  }
+  const file = scope === 'local' ? 'settings.local.json' : 'settings.json';
+  return join(environment.cwd, '.claude', file);
+}
+
+type Json = Record<string, unknown>;
+interface HookHandler extends Json {
+  type?: string;
+  command?: string;
+}
+interface MatcherGroup extends Json {
+  matcher?: string;
+  hooks?: HookHandler[];
+}
+
+const OURS = new RegExp(`\\bhook (${Object.keys(HOOK_EVENTS).join('|')})\\b`);
+
+/** True for a handler engram installed: an engram command running one of our hook events. */
+export function isEngramHook(handler: unknown): boolean {
+  if (typeof handler !== 'object' || handler === null) return false;
+  const command = (handler as HookHandler).command;
+  return typeof command === 'string' && /engram/.test(command) && OURS.test(command);
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Settings without any engram hook; groups and events left empty by the removal disappear. Pure. */
+export function withoutEngramHooks(settings: Json): Json {
+  if (!isObject(settings.hooks)) return settings;
+  const hooks: Json = {};
+  for (const [event, groups] of Object.entries(settings.hooks)) {
+    if (!Array.isArray(groups)) {
+      hooks[event] = groups;
+      continue;
+    }
+    const kept = groups
+      .map((group: unknown) => {
+        if (!isObject(group) || !Array.isArray(group.hooks)) return group;
+        const handlers = group.hooks.filter((h: unknown) => !isEngramHook(h));
+        return handlers.length === group.hooks.length ? group : { ...group, hooks: handlers };
+      })
+      .filter(
+        (group: unknown) =>
+          !(isObject(group) && Array.isArray(group.hooks) && group.hooks.length === 0),
+      );
+    if (kept.length > 0) hooks[event] = kept;
+  }
+  const next: Json = { ...settings, hooks };
+  if (Object.keys(hooks).length === 0) delete next.hooks;
+  return next;
+}
+
+/** Settings with exactly one engram entry per event (re-installing replaces, never duplicates). Pure. */
+export function withEngramHooks(settings: Json, command: string): Json {
+  const base = withoutEngramHooks(settings);
+  const hooks: Json = isObject(base.hooks) ? { ...base.hooks } : {};
+  for (const [name, event] of Object.entries(HOOK_EVENTS) as Array<
+    [HookCommandName, HookEventName]
+  >) {
+    const groups = Array.isArray(hooks[event]) ? [...(hooks[event] as unknown[])] : [];
+    const group: MatcherGroup = {
+      hooks: [
+        { type: 'command', command: `${command} hook ${name}`, timeout: HOOK_TIMEOUTS[name] },
+      ],
+    };
+    groups.push(group);
+    hooks[event] = groups;
+  }
+  return { ...base, hooks };
+}
+
+async function readSettings(path: string): Promise<Json> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return {};
+    throw error;
+  }
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    // Never overwrite a file we cannot read: the user would lose their settings.
+    throw new EngramError(
+      'settings_error',
+      `${path} is not valid JSON; fix it, then run this again.`,
+      {
+        cause: error,
+      },
+    );
+  }
+  if (!isObject(value)) throw new EngramError('settings_error', `${path} must hold a JSON object.`);
+  return value;
+}
+
+export interface HookInstallResult {
+  path: string;
+  changed: boolean;
+  events: HookEventName[];
+}
+
+async function rewrite(path: string, change: (settings: Json) => Json): Promise<HookInstallResult> {
+  const before = await readSettings(path);
+  const after = change(before);
+  const changed = JSON.stringify(before) !== JSON.stringify(after);
+  if (changed) {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFileAtomic(path, `${JSON.stringify(after, null, 2)}\n`, { mode: 0o600 });
+  }
+  return { path, changed, events: Object.values(HOOK_EVENTS) };
+}
+
+export function installHooks(path: string, command = 'engram'): Promise<HookInstallResult> {
+  return rewrite(path, (s) => withEngramHooks(s, command));
+}
+
+export function uninstallHooks(path: string): Promise<HookInstallResult> {
+  return rewrite(path, withoutEngramHooks);
+}

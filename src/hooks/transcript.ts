@@ -1,0 +1,72 @@
+import { readFile } from 'node:fs/promises';
+import { parseClaudeCodeTranscript } from '../llm/claude-code-transcript.js';
+import type { Message } from '../llm/types.js';
+import { errnoCode } from '../util/errors.js';
+
+export interface HookTranscript {
+  /** The conversation, without thinking blocks (their signatures only verify for the model that made them). */
+  messages: Message[];
+  /** Texts earlier hooks added (Claude Code stores them as `hook_additional_context` attachments). */
+  hookContexts: string[];
+  warnings: string[];
+  exists: boolean;
+}
+
+/** Collect the strings of hook-context attachment lines. Pure. */
+export function hookContextsIn(jsonl: string): string[] {
+  const out: string[] = [];
+  for (const line of jsonl.split('\n')) {
+    // Cheap filter first: a long transcript has thousands of lines and few attachments.
+    if (!line.includes('hook_additional_context')) continue;
+    let record: unknown;
+    try {
+      record = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const attachment = (record as { attachment?: { type?: unknown; content?: unknown } })
+      ?.attachment;
+    if (attachment?.type !== 'hook_additional_context') continue;
+    const content = attachment.content;
+    if (typeof content === 'string') out.push(content);
+    else if (Array.isArray(content))
+      out.push(...content.filter((c): c is string => typeof c === 'string'));
+  }
+  return out;
+}
+
+/**
+ * Read the session's transcript for a hook. A missing file is an empty session (the first prompt
+ * can arrive before Claude Code wrote anything); the file may also lag behind the live session.
+ */
+export async function readHookTranscript(path: string | undefined): Promise<HookTranscript> {
+  if (path === undefined) return { messages: [], hookContexts: [], warnings: [], exists: false };
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') {
+      return { messages: [], hookContexts: [], warnings: [], exists: false };
+    }
+    throw error;
+  }
+  const parsed = parseClaudeCodeTranscript(text);
+  const messages = parsed.messages
+    .map((m) => ({ ...m, content: m.content.filter((b) => b.type !== 'thinking') }))
+    .filter((m) => m.content.length > 0);
+  return { messages, hookContexts: hookContextsIn(text), warnings: parsed.warnings, exists: true };
+}
+
+/**
+ * The history recall should read: earlier hook injections first (so surfaced memories and the
+ * session budget count them), then the conversation (whose tail tells which tools are in use).
+ */
+export function historyForRecall(transcript: HookTranscript): Message[] {
+  if (transcript.hookContexts.length === 0) return transcript.messages;
+  const injected: Message = {
+    id: 'engram-hook-contexts',
+    role: 'user',
+    content: transcript.hookContexts.map((text) => ({ type: 'text' as const, text })),
+  };
+  return [injected, ...transcript.messages];
+}

@@ -1,0 +1,342 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCaptured, testIo } from '../src/cli/test-io.js';
+import { HOOK_CONTEXT_MAX_CHARS } from '../src/hooks/index.js';
+import { parseInjections } from '../src/inject/index.js';
+import { parseClaudeCodeTranscript } from '../src/llm/claude-code-transcript.js';
+import { parseIndexEntries, saveMemory } from '../src/memdir/index.js';
+import { type ScriptedModelServer, startScriptedModelServer } from '../src/testing/index.js';
+
+const FIXTURE = resolve(import.meta.dirname, 'fixtures/claude-code-session.jsonl');
+const FIXTURE_CWD = '/home/USER/projects/shop';
+const SESSION = '7f3c2a10-5b8e-4d21-9c4f-2e6a8b1d0c33';
+
+let root: string;
+let project: string;
+let memoryDir: string;
+let transcriptPath: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'engram-hooks-'));
+  project = join(root, 'shop');
+  memoryDir = join(root, 'memory');
+  await mkdir(project, { recursive: true });
+  transcriptPath = join(root, `${SESSION}.jsonl`);
+  const text = await readFile(FIXTURE, 'utf8');
+  await writeFile(transcriptPath, text.replaceAll(FIXTURE_CWD, project));
+});
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+function io(stdin: string, env: Record<string, string> = {}) {
+  const base = testIo({ stdin, cwd: project, homedir: root });
+  base.env = { ...base.env, ...env };
+  return base;
+}
+
+function hookJson(event: string, extra: Record<string, unknown>): string {
+  return JSON.stringify({
+    session_id: SESSION,
+    transcript_path: transcriptPath,
+    cwd: project,
+    permission_mode: 'default',
+    hook_event_name: event,
+    ...extra,
+  });
+}
+
+async function hook(
+  name: string,
+  stdin: string,
+  env: Record<string, string> = {},
+  flags: string[] = [],
+) {
+  const run = await runCaptured(['hook', name, '--dir', memoryDir, ...flags], io(stdin, env));
+  return { ...run, json: JSON.parse(run.stdout) as HookJson };
+}
+
+interface HookJson {
+  hookSpecificOutput: { hookEventName: string; additionalContext: string };
+  systemMessage?: string;
+}
+
+const CORRECTION = {
+  name: 'Never mock the payment gateway',
+  description: 'tests use the sandbox payment gateway, never a mock of it',
+  type: 'feedback' as const,
+  body: 'Use the sandbox payment gateway in tests, never a mock.\n**Why:** the mock hid a currency rounding bug.\n**How to apply:** every test touching checkout or payments.',
+};
+
+describe('the transcript fixture', () => {
+  it('reads like a real multi-line Claude Code session', async () => {
+    const result = parseClaudeCodeTranscript(await readFile(FIXTURE, 'utf8'));
+    expect(result.sessionId).toBe(SESSION);
+    expect(result.cwd).toBe(FIXTURE_CWD);
+    expect(result.messages.map((m) => `${m.role}:${m.id}`)).toEqual([
+      'user:u-0001',
+      'assistant:a-0004',
+      'user:u-0003',
+      'assistant:a-0005',
+      'user:u-0004',
+      'assistant:a-0006',
+    ]);
+    expect(result.messages[1]!.content.map((b) => b.type)).toEqual([
+      'thinking',
+      'tool_use',
+      'tool_use',
+    ]);
+    expect(result.warnings).toEqual([]);
+  });
+});
+
+describe('engram hook <event> with real-shaped input', () => {
+  it('session-start prints the guidance and the index as additional context', async () => {
+    await saveMemory(memoryDir, CORRECTION);
+    const { code, json } = await hook(
+      'session-start',
+      hookJson('SessionStart', { source: 'startup', model: 'claude-sonnet-5' }),
+    );
+    expect(code).toBe(0);
+    expect(json.hookSpecificOutput.hookEventName).toBe('SessionStart');
+    const context: string = json.hookSpecificOutput.additionalContext;
+    expect(context).toMatch(/^# Persistent memory/);
+    expect(context).toContain('# Memory index (MEMORY.md)');
+    expect(context).toContain(
+      '- [Never mock the payment gateway](never-mock-the-payment-gateway.md)',
+    );
+    expect(context.length).toBeLessThanOrEqual(HOOK_CONTEXT_MAX_CHARS);
+  });
+
+  it('session-start stays under 10,000 characters with a huge index and says where the rest is', async () => {
+    await mkdir(memoryDir, { recursive: true });
+    const lines = Array.from(
+      { length: 190 },
+      (_, i) => `- [Memory ${i}](m-${i}.md) — ${'x'.repeat(100)}`,
+    );
+    await writeFile(join(memoryDir, 'MEMORY.md'), `${lines.join('\n')}\n`);
+    const { json } = await hook('session-start', hookJson('SessionStart', { source: 'resume' }));
+    const context: string = json.hookSpecificOutput.additionalContext;
+    expect(context.length).toBeLessThanOrEqual(HOOK_CONTEXT_MAX_CHARS);
+    expect(context).toMatch(
+      /more characters not shown to stay within the hook limit; read .*MEMORY\.md for the rest\]$/,
+    );
+  });
+
+  it('user-prompt-submit injects the relevant memory once; the transcript says it was surfaced', async () => {
+    await saveMemory(memoryDir, CORRECTION);
+    const prompt = 'write a new test for the payment gateway refund flow';
+    const first = await hook('user-prompt-submit', hookJson('UserPromptSubmit', { prompt }));
+    expect(first.code).toBe(0);
+    const context: string = first.json.hookSpecificOutput.additionalContext;
+    expect(first.json.hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');
+    expect(context).toContain('Use the sandbox payment gateway in tests, never a mock.');
+    expect(context.length).toBeLessThanOrEqual(HOOK_CONTEXT_MAX_CHARS);
+    expect(parseInjections(context).flatMap((i) => i.memories.map((m) => m.file))).toEqual([
+      'never-mock-the-payment-gateway.md',
+    ]);
+
+    // Claude Code records the injected text as a hook_additional_context attachment.
+    const attachment = {
+      parentUuid: 'a-0006',
+      isSidechain: false,
+      type: 'attachment',
+      attachment: {
+        type: 'hook_additional_context',
+        hookName: 'UserPromptSubmit',
+        content: [context],
+      },
+      uuid: 'at-0002',
+      sessionId: SESSION,
+      cwd: project,
+      timestamp: '2026-02-12T16:05:00.000Z',
+    };
+    await writeFile(
+      transcriptPath,
+      `${await readFile(transcriptPath, 'utf8')}${JSON.stringify(attachment)}\n`,
+    );
+    const second = await hook('user-prompt-submit', hookJson('UserPromptSubmit', { prompt }));
+    expect(second.json).toEqual({});
+  });
+
+  it('user-prompt-submit prints {} for a single word or nothing relevant, and copes with a missing transcript', async () => {
+    await saveMemory(memoryDir, CORRECTION);
+    expect(
+      (await hook('user-prompt-submit', hookJson('UserPromptSubmit', { prompt: 'continue' }))).json,
+    ).toEqual({});
+    const missing = JSON.stringify({
+      session_id: 's1',
+      transcript_path: join(root, 'none.jsonl'),
+      cwd: project,
+      hook_event_name: 'UserPromptSubmit',
+      prompt: 'rename the sidebar colour variables',
+    });
+    expect((await hook('user-prompt-submit', missing)).json).toEqual({});
+  });
+
+  it('stop and pre-compact without a model print {} and do nothing', async () => {
+    const stop = await hook(
+      'stop',
+      hookJson('Stop', { stop_hook_active: false, last_assistant_message: 'Understood.' }),
+    );
+    expect(stop.json).toEqual({});
+    const compact = await hook(
+      'pre-compact',
+      hookJson('PreCompact', { trigger: 'auto', custom_instructions: '' }),
+    );
+    expect(compact.json).toEqual({});
+    expect(existsSync(join(root, '.engram', 'hooks', 'cursors', `${SESSION}.json`))).toBe(false);
+  });
+
+  it('bad stdin still prints valid JSON, with the reason on stderr', async () => {
+    const run = await runCaptured(['hook', 'session-start', '--dir', memoryDir], io('{not json'));
+    expect(JSON.parse(run.stdout)).toEqual({});
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/not valid JSON/);
+  });
+});
+
+describe('engram hook stop and pre-compact with a model (scripted server)', () => {
+  let server: ScriptedModelServer;
+  let env: Record<string, string>;
+  beforeEach(async () => {
+    server = await startScriptedModelServer();
+    env = {
+      ENGRAM_MODEL: 'anthropic:scripted-model',
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: server.anthropicBaseURL,
+    };
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('stop extracts since its cursor, keeps the cursor per session, and does not repeat', async () => {
+    const memory = `---\nname: ${CORRECTION.name}\ndescription: ${CORRECTION.description}\ntype: feedback\n---\n${CORRECTION.body}\n`;
+    server.push(
+      {
+        toolUse: [
+          { name: 'write', input: { path: 'never-mock-the-payment-gateway.md', content: memory } },
+        ],
+      },
+      {
+        toolUse: [
+          {
+            name: 'write',
+            input: {
+              path: 'MEMORY.md',
+              content:
+                '- [Never mock the payment gateway](never-mock-the-payment-gateway.md) — sandbox gateway in tests\n',
+            },
+          },
+        ],
+      },
+      { text: 'Saved the correction about the payment gateway.' },
+    );
+    const stop = await hook('stop', hookJson('Stop', { stop_hook_active: false }), env, ['--wait']);
+    expect(stop.code).toBe(0);
+    expect(stop.json.systemMessage).toMatch(/never-mock-the-payment-gateway\.md/);
+    expect(server.requests).toHaveLength(3);
+    // The fork saw the transcript's conversation (thinking blocks stripped) and the correction.
+    const first = server.requests[0]!.body;
+    expect(JSON.stringify(first.messages)).toContain('we never mock the payment gateway');
+    expect(JSON.stringify(first.messages)).not.toContain('"thinking"');
+    const cursor = JSON.parse(
+      await readFile(join(root, '.engram', 'hooks', 'cursors', `${SESSION}.json`), 'utf8'),
+    );
+    expect(cursor.cursor).toBe('a-0006');
+    expect(
+      parseIndexEntries(await readFile(join(memoryDir, 'MEMORY.md'), 'utf8')).map((e) => e.file),
+    ).toEqual(['never-mock-the-payment-gateway.md']);
+
+    const again = await hook('stop', hookJson('Stop', { stop_hook_active: false }), env, [
+      '--wait',
+    ]);
+    expect(again.json).toEqual({});
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it('pre-compact brings the session notes up to date', async () => {
+    server.push(
+      (req) => {
+        const notesPath =
+          /`([^`]*notes\.md)`/.exec(req.rawBody)?.[1] ??
+          /([^\s"]*session-memory[^\s"]*notes\.md)/.exec(req.rawBody)?.[1];
+        return { toolUse: [{ name: 'read', input: { path: notesPath } }] };
+      },
+      { text: 'Notes are current.' },
+    );
+    const run = await hook(
+      'pre-compact',
+      hookJson('PreCompact', { trigger: 'manual', custom_instructions: '' }),
+      env,
+    );
+    expect(run.json).toEqual({});
+    expect(server.requests.length).toBeGreaterThanOrEqual(1);
+    expect(run.stderr).toMatch(/session notes updated/);
+    expect(existsSync(join(root, '.engram', 'session-memory', SESSION, 'notes.md'))).toBe(true);
+  });
+});
+
+describe('engram hook install / uninstall', () => {
+  it('merges into existing settings without clobbering other hooks, and removes only ours', async () => {
+    const settingsPath = join(project, '.claude', 'settings.json');
+    await mkdir(join(project, '.claude'), { recursive: true });
+    const theirs = {
+      permissions: { allow: ['Bash(npm test)'] },
+      hooks: {
+        SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command: 'echo hello' }] }],
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: './guard.sh' }] }],
+      },
+    };
+    await writeFile(settingsPath, JSON.stringify(theirs, null, 2));
+    const run = async (args: string[]) => runCaptured(['hook', ...args], io(''));
+
+    const installed = await run(['install', '--project']);
+    expect(installed.code).toBe(0);
+    expect(installed.stdout).toMatch(/^Installed engram hooks/);
+    const after = JSON.parse(await readFile(settingsPath, 'utf8'));
+    expect(after.permissions).toEqual(theirs.permissions);
+    expect(after.hooks.PreToolUse).toEqual(theirs.hooks.PreToolUse);
+    expect(after.hooks.SessionStart).toEqual([
+      theirs.hooks.SessionStart[0],
+      { hooks: [{ type: 'command', command: 'engram hook session-start', timeout: 10 }] },
+    ]);
+    expect(after.hooks.UserPromptSubmit[0].hooks[0].command).toBe('engram hook user-prompt-submit');
+    expect(after.hooks.Stop[0].hooks[0].command).toBe('engram hook stop');
+    expect(after.hooks.PreCompact[0].hooks[0].command).toBe('engram hook pre-compact');
+
+    // Installing twice changes nothing and never duplicates.
+    expect((await run(['install', '--project'])).stdout).toMatch(/^Already installed/);
+    expect(JSON.parse(await readFile(settingsPath, 'utf8'))).toEqual(after);
+
+    const removed = await run(['uninstall', '--project']);
+    expect(removed.stdout).toMatch(/^Removed engram hooks/);
+    expect(JSON.parse(await readFile(settingsPath, 'utf8'))).toEqual(theirs);
+  });
+
+  it('installs into user settings by default (CLAUDE_CONFIG_DIR respected) and refuses to rewrite broken JSON', async () => {
+    const configDir = join(root, 'claude-config');
+    const base = io('');
+    base.env = { ...base.env, CLAUDE_CONFIG_DIR: configDir };
+    const result = await runCaptured(
+      ['hook', 'install', '--json', '--command', 'npx engram'],
+      base,
+    );
+    const parsed = JSON.parse(result.stdout);
+    expect(parsed.path).toBe(join(configDir, 'settings.json'));
+    const settings = JSON.parse(await readFile(parsed.path, 'utf8'));
+    expect(settings.hooks.Stop[0].hooks[0].command).toBe('npx engram hook stop');
+
+    const local = join(project, '.claude', 'settings.local.json');
+    await mkdir(join(project, '.claude'), { recursive: true });
+    await writeFile(local, '{ "hooks": ');
+    const broken = await runCaptured(['hook', 'install', '--local'], io(''));
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toMatch(/not valid JSON/);
+    expect(await readFile(local, 'utf8')).toBe('{ "hooks": ');
+  });
+});
