@@ -373,6 +373,38 @@ describe('conditional rules', () => {
   });
 });
 
+describe('rules folders and line endings', () => {
+  it('walks a rules folder with a symlink loop once, and reads CRLF files', async () => {
+    const f = fixture();
+    f.write({
+      'repo/.claude/rules/a.md': 'rule a',
+      'repo/.claude/rules/nested/b.md':
+        '---\r\npaths: ["src/**"]\r\n---\r\nrule b\r\n<!-- gone -->\r\n',
+    });
+    symlinkSync('..', join(f.root, 'repo/.claude/rules/nested/loop'));
+    const result = await load(f, 'repo');
+    expect(paths(result, f)).toEqual(['repo/.claude/rules/a.md']);
+    expect(result.conditionalRules.map((r) => r.path)).toEqual([
+      join(f.root, 'repo/.claude/rules/nested/b.md'),
+    ]);
+    expect(result.conditionalRules[0]?.content).toBe('rule b\n');
+    expect(rulesFor('src/x.ts', result)).toHaveLength(1);
+  });
+
+  it('lets the user allow every external include with allowExternalIncludes: true', async () => {
+    const f = fixture();
+    f.write({
+      'home/.engram/settings.json': JSON.stringify({ allowExternalIncludes: true }),
+      'repo/CLAUDE.md': '@../shared/team.md',
+      'shared/team.md': 'team wide',
+    });
+    mkdirSync(join(f.root, 'repo/.git'));
+    const result = await load(f, 'repo');
+    expect(result.prompt).toContain('team wide');
+    expect(result.reports).toEqual([]);
+  });
+});
+
 describe('malformed rules', () => {
   it('warns when a rule frontmatter does not parse, and still loads its text', async () => {
     const f = fixture();
