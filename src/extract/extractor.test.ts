@@ -6,6 +6,7 @@ import { createFileTools, FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import type { Message, ToolImplementation } from '../llm/types.js';
 import { parseIndexEntries, readIndexRaw } from '../memdir/index-file.js';
 import { revokeMemory, saveMemory } from '../memdir/memory-file.js';
+import { createMemoryToolHandlers, MemoryToolError } from '../memory-tool/handler.js';
 import {
   type ScriptedModelServer,
   scriptedModel,
@@ -322,6 +323,54 @@ describe('sandbox and saving', () => {
       });
     },
   );
+
+  it('works with a host that brings the Anthropic memory tool: /memories maps onto the directory', async () => {
+    const handlers = createMemoryToolHandlers({ memoryDir });
+    const memoryTool: ToolImplementation = {
+      definition: { name: 'memory', input_schema: { type: 'object' } },
+      async execute(input) {
+        const command = input as { command: keyof typeof handlers };
+        try {
+          // biome-ignore lint/suspicious/noExplicitAny: the handler map is keyed by command.
+          return { content: await (handlers[command.command] as any)(input) };
+        } catch (error) {
+          if (error instanceof MemoryToolError) return { content: error.message, isError: true };
+          throw error;
+        }
+      },
+    };
+    const ex = extractor({ tools: [memoryTool] });
+    server.push(
+      {
+        toolUse: [
+          {
+            name: 'memory',
+            input: { command: 'create', path: '/memories/no-try-catch.md', file_text: MEMORY },
+          },
+          {
+            name: 'memory',
+            input: { command: 'create', path: '/memories/../escape.md', file_text: 'x' },
+          },
+        ],
+      },
+      { text: 'Done.' },
+    );
+    ex.onTurnEnd({
+      system: SYSTEM,
+      tools: [memoryTool.definition],
+      messages: [user('u1', 'Stop adding try/catch.'), assistant('a1', 'OK.')],
+    });
+    await ex.drain(5000);
+    expect(runs[0]?.toolCalls.map((c) => [c.allowed, c.isError])).toEqual([
+      [true, false],
+      [false, true],
+    ]);
+    expect(await readFile(join(memoryDir, 'no-try-catch.md'), 'utf8')).toBe(MEMORY);
+    expect(notices.map((n) => n.text)).toEqual(['Saved 1 memory: no-try-catch.md']);
+    // The memory tool keeps MEMORY.md in step itself, so the save is not an orphan.
+    expect(runs[0]?.warnings).toEqual([]);
+    expect(await readdir(root)).toEqual(['memory']);
+  });
 
   it('reports what a save got wrong: a memory without its index line is an orphan', async () => {
     const ex = extractor();

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { createFileTools } from '../llm/file-tools.js';
 import { runForkedAgent } from '../llm/forked-agent.js';
 import { directorySandbox } from '../llm/sandbox.js';
+import type { CanUseTool } from '../llm/types.js';
 import { formatManifest } from '../memdir/manifest.js';
 import { scanMemories } from '../memdir/scan.js';
 import { EngramError, isEngramError } from '../util/errors.js';
@@ -51,6 +52,18 @@ function realpathOrSelf(path: string): string {
   }
 }
 
+/**
+ * Read anything, write only inside the memory directory. With the host's own tools, relative
+ * paths are judged from the host's cwd (where its executors resolve them, so the check and the
+ * write agree), except the memory tool's `/memories/...`, which always maps onto the directory.
+ */
+function forkSandbox(memoryDir: string, hostCwd: string | undefined): CanUseTool {
+  const inMemoryDir = directorySandbox(memoryDir);
+  if (hostCwd === undefined) return inMemoryDir;
+  const fromHostCwd = directorySandbox(memoryDir, { cwd: hostCwd });
+  return (name, input) => (name === 'memory' ? inMemoryDir(name, input) : fromHostCwd(name, input));
+}
+
 /** Create an extractor for one memory directory and one conversation. */
 export function createExtractor(options: ExtractorOptions): Extractor {
   const memoryDir = resolve(options.memoryDir);
@@ -58,6 +71,7 @@ export function createExtractor(options: ExtractorOptions): Extractor {
   const maxTurns = options.maxTurns ?? DEFAULT_EXTRACTION_MAX_TURNS;
   const hostCwd = options.cwd ?? process.cwd();
   const tools = options.tools ?? createFileTools(memoryDir);
+  const canUseTool = forkSandbox(memoryDir, options.tools ? hostCwd : undefined);
 
   let cursor = options.cursor;
   let inProgress = false;
@@ -155,7 +169,10 @@ export function createExtractor(options: ExtractorOptions): Extractor {
       const prompt = buildExtractionPrompt({
         newMessageCount: decision.newMessageCount,
         memoryDir,
-        manifest: formatManifest(scan.memories),
+        manifest:
+          scan.dropped > 0
+            ? `${formatManifest(scan.memories)}\n(${scan.dropped} older memories are not listed.)`
+            : formatManifest(scan.memories),
         today: localDate(options.now?.() ?? new Date()),
       });
       const result = await runForkedAgent({
@@ -163,7 +180,7 @@ export function createExtractor(options: ExtractorOptions): Extractor {
         prefix: { system: context.system, tools: context.tools, messages: context.messages },
         prompt,
         tools,
-        canUseTool: directorySandbox(memoryDir, options.tools ? { cwd: hostCwd } : {}),
+        canUseTool,
         maxTurns,
         signal: abort.signal,
         ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
