@@ -9,6 +9,7 @@ import { registerMemoryCommands } from './commands/memory.js';
 import { registerModelsCommands } from './commands/models.js';
 import { registerRecallCommands } from './commands/recall.js';
 import { registerSessionCommands } from './commands/session.js';
+import { registerSessionCommands } from './commands/session.js';
 import { CliExit } from './common.js';
 import type { CliIo } from './io.js';
 
@@ -40,6 +41,7 @@ export function buildProgram(io: CliIo): Command {
   registerModelsCommands(program, io);
   registerRecallCommands(program, io);
   registerDreamCommands(program, io);
+  registerSessionCommands(program, io);
   registerSessionCommands(program, io);
   return program;
 }

@@ -1,0 +1,173 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseClaudeCodeTranscript } from '../../llm/claude-code-transcript.js';
+import { ClaudeCodeTranscript, filler } from '../../session/__fixtures__/conversation.js';
+import { DEFAULT_NOTES_SECTIONS, renderNotesTemplate } from '../../session/prompts.js';
+import { type ScriptedModelServer, startScriptedModelServer } from '../../testing/index.js';
+import { runCaptured, testIo } from '../test-io.js';
+
+let server: ScriptedModelServer;
+beforeAll(async () => {
+  server = await startScriptedModelServer();
+});
+afterAll(async () => server.close());
+
+const CURRENT_DESC =
+  '_Say what is in progress right now, what is finished, and the very next step still open._';
+
+/** A Claude Code session of ~48,000 tokens: 8 rounds of split replies with 6,000-token reads. */
+function transcript(): ClaudeCodeTranscript {
+  const t = new ClaudeCodeTranscript('5e55a0e1-aaaa-bbbb-cccc-000000000001');
+  t.user('Find why the port is ignored.');
+  for (let i = 0; i < 8; i++) {
+    const id = `toolu_cli_${i}`;
+    t.reply(
+      { thinking: `look at module ${i}` },
+      { text: `Reading module ${i}.` },
+      { toolUse: { id, name: 'Read', input: { file_path: `/p/src/m${i}.ts` } } },
+    );
+    t.results({ id, content: filler(6_000) });
+    t.reply({ text: `Module ${i} does not touch the port.` });
+    t.user(`ok, next (${i})`);
+  }
+  return t;
+}
+
+function setup() {
+  const io = testIo();
+  const t = transcript();
+  const file = join(io.homedir, 'session.jsonl');
+  writeFileSync(file, t.toJsonl());
+  const dir = join(io.env.ENGRAM_HOME!, 'session-memory', t.sessionId);
+  return { io, t, file, dir, messages: parseClaudeCodeTranscript(t.toJsonl()).messages };
+}
+
+describe('engram session notes', () => {
+  it('exits 3 when the session has no notes', async () => {
+    const { io } = setup();
+    const run = await runCaptured(['session', 'notes', 'nope'], io);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/No notes for session nope/);
+  });
+
+  it('prints the notes, or JSON with sizes and the cursor', async () => {
+    const { io, dir } = setup();
+    mkdirSync(dir, { recursive: true });
+    const notes = renderNotesTemplate(DEFAULT_NOTES_SECTIONS).replace(
+      `${CURRENT_DESC}\n`,
+      `${CURRENT_DESC}\nport bug\n`,
+    );
+    writeFileSync(join(dir, 'notes.md'), notes);
+    const id = dir.split('/').at(-1)!;
+    const text = await runCaptured(['session', 'notes', id], io);
+    expect(text).toMatchObject({ code: 0, stdout: notes });
+    const json = await runCaptured(['session', 'notes', id, '--json'], io);
+    const data = JSON.parse(json.stdout);
+    expect(data).toMatchObject({
+      sessionId: id,
+      templateOnly: false,
+      content: notes,
+      running: null,
+      cursor: {},
+    });
+    expect(data.sections).toHaveLength(10);
+  });
+
+  it('refuses a session id with a path in it', async () => {
+    const { io } = setup();
+    expect((await runCaptured(['session', 'notes', '../../etc'], io)).code).toBe(2);
+  });
+});
+
+describe('engram compact', () => {
+  it('with notes: prints the kept range and why (JSON)', async () => {
+    const { io, dir, file, messages } = setup();
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'notes.md'),
+      renderNotesTemplate(DEFAULT_NOTES_SECTIONS).replace(
+        `${CURRENT_DESC}\n`,
+        `${CURRENT_DESC}\nmodules 0-4 checked\n`,
+      ),
+    );
+    // The notes cover up to the reply after round 4's results.
+    const boundary = messages.findIndex((m) =>
+      JSON.stringify(m).includes('Module 4 does not touch'),
+    );
+    writeFileSync(
+      join(dir, 'state.json'),
+      JSON.stringify({ tokensAtLastUpdate: 30_000, lastMessageId: messages[boundary]!.id }),
+    );
+    const out = join(io.homedir, 'compacted.json');
+    const run = await runCaptured(['compact', '--transcript', file, '--json', '--out', out], io);
+    expect(run.code).toBe(0);
+    const data = JSON.parse(run.stdout);
+    expect(data).toMatchObject({
+      sessionId: '5e55a0e1-aaaa-bbbb-cccc-000000000001',
+      method: 'notes',
+      why: 'session notes are available',
+      totalMessages: messages.length,
+      boundary: { id: messages[boundary]!.id, index: boundary },
+      kept: { start: boundary + 1, end: messages.length - 1, firstId: messages[boundary + 1]!.id },
+    });
+    expect(data.kept.reasons[0]).toMatch(new RegExp(`notes cover messages up to #${boundary}`));
+    const compacted = JSON.parse(readFileSync(out, 'utf8'));
+    expect(compacted[0].content[0].text).toContain('modules 0-4 checked');
+    expect(compacted.slice(1)).toEqual(messages.slice(boundary + 1));
+  });
+
+  it('without notes or a model: truncation, in words', async () => {
+    const { io, file } = setup();
+    const run = await runCaptured(['compact', '--transcript', file], io);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(
+      /^method: truncation \(no notes file and no model is configured\)\n/,
+    );
+    expect(run.stdout).toMatch(/kept: messages #\d+–#\d+ \(\d+ of \d+\), \d+ tokens/);
+    expect(run.stdout).toMatch(/why this range:\n {2}- kept the newest/);
+  });
+
+  it('a missing transcript exits 3', async () => {
+    const { io } = setup();
+    expect((await runCaptured(['compact', '--transcript', 'missing.jsonl'], io)).code).toBe(3);
+  });
+});
+
+describe('engram session update', () => {
+  it('without a model: exits 1 and says how to configure one', async () => {
+    const { io, file } = setup();
+    const run = await runCaptured(['session', 'update', '--transcript', file], io);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/No model is configured/);
+  });
+
+  it('runs the forked updater against the configured model and writes the notes', async () => {
+    const { io, file, dir } = setup();
+    io.env.ANTHROPIC_BASE_URL = server.anthropicBaseURL;
+    io.env.ANTHROPIC_API_KEY = 'test-key';
+    const notesPath = join(dir, 'notes.md');
+    server.push(
+      {
+        toolUse: [
+          {
+            name: 'edit',
+            input: {
+              path: notesPath,
+              old_string: `${CURRENT_DESC}\n`,
+              new_string: `${CURRENT_DESC}\nAll 8 modules read; port still ignored.\n`,
+            },
+          },
+        ],
+      },
+      { text: 'ok' },
+    );
+    const run = await runCaptured(['session', 'update', '--transcript', file, '--json'], io);
+    expect(run.code).toBe(0);
+    const data = JSON.parse(run.stdout);
+    expect(data).toMatchObject({ status: 'updated', notesPath, repairs: [], selfReferences: [] });
+    expect(readFileSync(notesPath, 'utf8')).toContain('All 8 modules read; port still ignored.');
+    const again = await runCaptured(['session', 'update', '--transcript', file], io);
+    expect(again.stdout).toMatch(/^skipped: context grew 0 tokens/);
+  });
+});

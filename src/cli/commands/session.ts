@@ -1,0 +1,205 @@
+import { basename, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { loadTranscriptFile, type TranscriptReadResult } from '../../llm/claude-code-transcript.js';
+import { resolveModel } from '../../llm/resolve-model.js';
+import type { LanguageModel } from '../../llm/types.js';
+import {
+  awaySummary,
+  compactSession,
+  readSessionNotes,
+  type SessionCompaction,
+  updateSessionNotes,
+} from '../../session/index.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
+import { EngramError } from '../../util/errors.js';
+import { CliExit, printJson } from '../common.js';
+import type { CliIo } from '../io.js';
+
+interface TranscriptOptions {
+  transcript: string;
+  session?: string;
+  json?: boolean;
+}
+
+async function loadTranscript(io: CliIo, opts: TranscriptOptions) {
+  const path = resolve(io.cwd, opts.transcript);
+  const read = await loadTranscriptFile(path);
+  for (const w of read.warnings) io.stderr(`engram: warning: ${path}: ${w}\n`);
+  const sessionId = opts.session ?? read.sessionId ?? basename(path).replace(/\.[^.]+$/, '');
+  return { path, read, sessionId };
+}
+
+function requireModel(io: CliIo): LanguageModel {
+  const resolution = resolveModel({ env: io.env });
+  if (!resolution.ok) throw new EngramError('no_model', resolution.reason);
+  return resolution.model;
+}
+
+function optionalModel(io: CliIo, wanted: boolean): LanguageModel | undefined {
+  if (!wanted) return undefined;
+  const resolution = resolveModel({ env: io.env });
+  return resolution.ok ? resolution.model : undefined;
+}
+
+function compactionJson(c: SessionCompaction, read: TranscriptReadResult) {
+  return {
+    sessionId: c.sessionId,
+    method: c.method,
+    why: c.why,
+    totalMessages: read.messages.length,
+    kept: { ...c.kept, end: c.kept.count ? read.messages.length - 1 : null },
+    removed: c.removed,
+    tokensBefore: c.tokensBefore,
+    tokensAfter: c.tokensAfter,
+    boundary: c.boundary,
+    notesPath: c.notesPath,
+    truncatedSections: c.truncatedSections,
+    wait: c.wait,
+    warnings: c.warnings,
+  };
+}
+
+function printCompaction(io: CliIo, c: SessionCompaction, total: number): void {
+  const k = c.kept;
+  const range = k.count ? `#${k.start}–#${total - 1}` : 'none';
+  io.stdout(
+    `method: ${c.method} (${c.why})\n` +
+      `kept: messages ${range} (${k.count} of ${total}), ${k.tokens} tokens, ${k.textMessages} with text\n` +
+      (k.count ? `  first id: ${k.firstId}\n  last id:  ${k.lastId}\n` : '') +
+      `removed: ${c.removed.count} messages, ${c.removed.tokens} tokens\n` +
+      `tokens: ${c.tokensBefore} -> ${c.tokensAfter}\n` +
+      `why this range:\n${k.reasons.map((r) => `  - ${r}\n`).join('')}` +
+      (c.truncatedSections.length
+        ? `notes sections shortened: ${c.truncatedSections.join(', ')}\n`
+        : '') +
+      (c.wait.outcome === 'none_running'
+        ? ''
+        : `waited for the notes update: ${c.wait.outcome} after ${c.wait.waitedMs} ms\n`),
+  );
+  for (const w of c.warnings) io.stderr(`engram: warning: ${w}\n`);
+}
+
+export function registerSessionCommands(program: Command, io: CliIo): void {
+  const session = program
+    .command('session')
+    .description('session notes: the working memory kept during a long session');
+
+  session
+    .command('notes <id>')
+    .description('print the notes of a session')
+    .option('--json', 'print machine-readable JSON')
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const view = await readSessionNotes(io, id);
+      if (!view.exists)
+        throw new EngramError(
+          'not_found',
+          `No notes for session ${view.sessionId} (looked for ${view.path})`,
+        );
+      if (opts.json) {
+        printJson(io, {
+          sessionId: view.sessionId,
+          path: view.path,
+          templateOnly: view.templateOnly,
+          tokens: view.size.totalTokens,
+          sections: view.size.sections,
+          oversized: view.size.oversized,
+          cursor: view.cursor,
+          running: view.running ?? null,
+          content: view.content,
+        });
+        return;
+      }
+      io.stdout(view.content.endsWith('\n') ? view.content : `${view.content}\n`);
+    });
+
+  session
+    .command('update')
+    .description(
+      "update a session's notes from a transcript (a forked model call that may edit only the notes)",
+    )
+    .requiredOption(
+      '--transcript <file>',
+      'Claude Code .jsonl transcript or JSON array of messages',
+    )
+    .option('--session <id>', 'session id (default: from the transcript, else the file name)')
+    .option('--force', 'update even when the thresholds say it is too early')
+    .option('--json', 'print machine-readable JSON')
+    .action(async (opts: TranscriptOptions & { force?: boolean }) => {
+      const { read, sessionId } = await loadTranscript(io, opts);
+      const model = requireModel(io);
+      const outcome = await updateSessionNotes({
+        environment: io,
+        sessionId,
+        model,
+        prefix: { tools: [], messages: read.messages },
+        force: opts.force === true,
+      });
+      for (const w of outcome.warnings) io.stderr(`engram: warning: ${w}\n`);
+      for (const s of outcome.selfReferences) {
+        io.stderr(
+          `engram: warning: notes line ${s.line} talks about the note-taking itself: ${s.text}\n`,
+        );
+      }
+      if (opts.json) {
+        const { sizeBefore, sizeAfter, ...rest } = outcome;
+        printJson(io, {
+          sessionId,
+          ...rest,
+          tokensBefore: sizeBefore?.totalTokens,
+          tokensAfter: sizeAfter?.totalTokens,
+        });
+      } else {
+        io.stdout(`${outcome.status}: ${outcome.reason}\nnotes: ${outcome.notesPath}\n`);
+        for (const r of outcome.repairs) io.stdout(`repaired: ${r}\n`);
+      }
+      if (outcome.status === 'failed') throw new CliExit(1);
+    });
+
+  session
+    .command('away')
+    .description(
+      'print a 1-3 sentence "where were we" for a transcript, from its notes and last messages',
+    )
+    .requiredOption(
+      '--transcript <file>',
+      'Claude Code .jsonl transcript or JSON array of messages',
+    )
+    .option('--session <id>', 'session id (default: from the transcript, else the file name)')
+    .action(async (opts: TranscriptOptions) => {
+      const { read, sessionId } = await loadTranscript(io, opts);
+      const model = requireModel(io);
+      const view = await readSessionNotes(io, sessionId);
+      const notes = view.exists && !view.templateOnly ? view.content : undefined;
+      io.stdout(`${await awaySummary(read.messages, notes, { model })}\n`);
+    });
+
+  program
+    .command('compact')
+    .description('compact a transcript with its session notes and print the kept range and why')
+    .requiredOption(
+      '--transcript <file>',
+      'Claude Code .jsonl transcript or JSON array of messages',
+    )
+    .option('--session <id>', 'session id (default: from the transcript, else the file name)')
+    .option('--out <file>', 'write the compacted history as a JSON array of messages')
+    .option('--no-model', 'never call a model: without usable notes, truncate')
+    .option('--json', 'print machine-readable JSON')
+    .action(async (opts: TranscriptOptions & { out?: string; model?: boolean }) => {
+      const { read, sessionId } = await loadTranscript(io, opts);
+      const model = optionalModel(io, opts.model !== false);
+      const result = await compactSession({
+        environment: io,
+        sessionId,
+        messages: read.messages,
+        ...(model ? { model } : {}),
+      });
+      if (opts.out) {
+        await writeFileAtomic(
+          resolve(io.cwd, opts.out),
+          `${JSON.stringify(result.messages, null, 2)}\n`,
+        );
+      }
+      if (opts.json) printJson(io, compactionJson(result, read));
+      else printCompaction(io, result, read.messages.length);
+    });
+}
