@@ -9,7 +9,6 @@ import { registerMemoryCommands } from './commands/memory.js';
 import { registerModelsCommands } from './commands/models.js';
 import { registerRecallCommands } from './commands/recall.js';
 import { registerSessionCommands } from './commands/session.js';
-import { registerSessionCommands } from './commands/session.js';
 import { CliExit } from './common.js';
 import type { CliIo } from './io.js';
 
@@ -41,7 +40,6 @@ export function buildProgram(io: CliIo): Command {
   registerModelsCommands(program, io);
   registerRecallCommands(program, io);
   registerDreamCommands(program, io);
-  registerSessionCommands(program, io);
   registerSessionCommands(program, io);
   return program;
 }
