@@ -117,9 +117,18 @@ export function toAnthropicPrefix(
       return tool;
     });
   }
-  params.messages = prefix.messages.map(toAnthropicMessage);
+  // Messages left empty by conversion (only unsigned thinking) are dropped: the API rejects empty
+  // content. A breakpoint meant for a dropped message moves to the nearest kept one before it,
+  // which is the same for the main request and its forks.
+  const keptIndex: number[] = [];
+  params.messages = [];
+  for (const message of prefix.messages) {
+    const converted = toAnthropicMessage(message);
+    if (converted.content.length > 0) params.messages.push(converted);
+    keptIndex.push(params.messages.length - 1);
+  }
   const breakpoints = new Set([params.messages.length - 1]);
-  if (cacheBreakpointIndex !== undefined) breakpoints.add(cacheBreakpointIndex);
+  if (cacheBreakpointIndex !== undefined) breakpoints.add(keptIndex[cacheBreakpointIndex] ?? -1);
   for (const index of breakpoints) {
     const message = params.messages[index];
     if (message) markLastCacheable(message);
@@ -186,4 +195,46 @@ export function fromAnthropicUsage(usage: Record<string, unknown> | null | undef
     cacheReadTokens: n(usage?.cache_read_input_tokens),
     cacheWriteTokens: n(usage?.cache_creation_input_tokens),
   };
+}
+
+/**
+ * An Anthropic request (as a host or proxy saw it) -> a neutral prefix a fork can continue.
+ * cache_control marks are dropped: the provider places its own breakpoints.
+ */
+export function fromAnthropicRequest(
+  request: {
+    system?: string | ReadonlyArray<{ type: string; text?: string }>;
+    tools?: ReadonlyArray<{
+      name: string;
+      description?: string;
+      input_schema?: Record<string, unknown>;
+    }>;
+    messages: ReadonlyArray<{
+      role: 'user' | 'assistant';
+      content: string | ReadonlyArray<Record<string, unknown>>;
+    }>;
+  },
+  newId: () => string,
+): ConversationPrefix {
+  const prefix: ConversationPrefix = {
+    tools: (request.tools ?? []).map((t) => ({
+      name: t.name,
+      ...(t.description === undefined ? {} : { description: t.description }),
+      input_schema: t.input_schema ?? { type: 'object' },
+    })),
+    messages: request.messages.map((m) => ({
+      id: newId(),
+      role: m.role,
+      content:
+        typeof m.content === 'string'
+          ? [{ type: 'text', text: m.content }]
+          : fromAnthropicContent(m.content),
+    })),
+  };
+  if (typeof request.system === 'string') prefix.system = request.system;
+  else if (request.system)
+    prefix.system = request.system
+      .filter((b) => b.type === 'text')
+      .map((b) => ({ type: 'text', text: b.text ?? '' }));
+  return prefix;
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   fromAnthropicContent,
+  fromAnthropicRequest,
   fromAnthropicUsage,
   toAnthropicMessage,
   toAnthropicPrefix,
@@ -152,5 +153,41 @@ describe('openai converters', () => {
       cacheReadTokens: 80,
       cacheWriteTokens: 0,
     });
+  });
+});
+
+describe('anthropic request -> prefix', () => {
+  it('reads a host request back without cache marks, and re-sends it identically', () => {
+    const original = toAnthropicPrefix({
+      system: 'sys',
+      tools: [{ name: 'read', input_schema: { type: 'object' } }],
+      messages: conversation,
+    });
+    let n = 0;
+    const prefix = fromAnthropicRequest(original as never, () => `m${n++}`);
+    expect(prefix.system).toEqual([{ type: 'text', text: 'sys' }]);
+    expect(prefix.messages.map((m) => m.content)).toEqual(conversation.map((m) => m.content));
+    expect(JSON.stringify(toAnthropicPrefix(prefix))).toBe(JSON.stringify(original));
+    const simple = fromAnthropicRequest(
+      { system: 'plain', messages: [{ role: 'user', content: 'hi' }] },
+      () => 'x',
+    );
+    expect(simple).toEqual({
+      system: 'plain',
+      tools: [],
+      messages: [{ id: 'x', role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    });
+  });
+
+  it('drops messages that convert to nothing and keeps the breakpoint on the shared prefix', () => {
+    const messages: Message[] = [
+      { id: 'u', role: 'user', content: [{ type: 'text', text: 'q' }] },
+      { id: 'a', role: 'assistant', content: [{ type: 'thinking', thinking: 'unsigned' }] },
+      { id: 'f', role: 'user', content: [{ type: 'text', text: 'fork prompt' }] },
+    ];
+    const wire = toAnthropicPrefix({ tools: [], messages }, 1);
+    expect(wire.messages).toHaveLength(2);
+    expect(wire.messages[0]!.content[0]).toMatchObject({ cache_control: { type: 'ephemeral' } });
+    expect(wire.messages[1]!.content[0]).toMatchObject({ cache_control: { type: 'ephemeral' } });
   });
 });
