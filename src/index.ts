@@ -6,4 +6,5 @@ export * from './extract/index.js';
 export * from './instructions/index.js';
 export * from './llm/index.js';
 export * from './memdir/index.js';
+export * from './session/index.js';
 export { EngramError, type EngramErrorCode, isEngramError } from './util/errors.js';
