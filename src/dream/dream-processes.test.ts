@@ -1,0 +1,121 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ScriptedModelServer, startScriptedModelServer } from '../testing/index.js';
+import { consolidationLockPath } from './lock.js';
+
+const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
+const HOUR = 3_600_000;
+
+beforeAll(() => {
+  if (!existsSync(CLI))
+    throw new Error('These tests run the built CLI in child processes: run `npm run build` first.');
+});
+
+let server: ScriptedModelServer;
+beforeEach(async () => {
+  server = await startScriptedModelServer();
+});
+afterEach(async () => {
+  await server.close();
+});
+
+function setup(sessions: number) {
+  const root = mkdtempSync(join(tmpdir(), 'engram-dream-proc-'));
+  const memoryDir = join(root, 'memory');
+  const transcripts = join(root, 'transcripts');
+  mkdirSync(memoryDir);
+  mkdirSync(transcripts);
+  writeFileSync(join(memoryDir, 'MEMORY.md'), '');
+  for (let i = 0; i < sessions; i++) writeFileSync(join(transcripts, `t${i}.jsonl`), '{}\n');
+  return { root, memoryDir, transcripts };
+}
+
+interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function engram(args: string[], root: string): ChildProcess & { done: Promise<Finished> } {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: process.env.PATH,
+      HOME: root,
+      ENGRAM_HOME: join(root, '.engram'),
+      ENGRAM_MANAGED_DIR: join(root, 'managed'),
+      ANTHROPIC_API_KEY: 'test-key',
+      ANTHROPIC_BASE_URL: server.anthropicBaseURL,
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  const done = new Promise<Finished>((resolve) =>
+    child.once('close', (code) => resolve({ code, stdout, stderr })),
+  );
+  return Object.assign(child, { done });
+}
+
+describe('engram dream across real processes', () => {
+  for (const force of [false, true]) {
+    it(`processes racing for the lock${force ? ' with --force' : ''}: exactly one runs`, async () => {
+      const { root, memoryDir, transcripts } = setup(6);
+      // The winner's model call is slow, so every loser checks while the winner still holds the lock.
+      server.push({ text: 'Nothing to change.', delayMs: 1500 });
+      const args = ['dream', '--json', '--dir', memoryDir, '--transcripts', transcripts];
+      if (force) args.push('--force');
+      const children = Array.from({ length: force ? 4 : 2 }, () => engram(args, root));
+      const results = await Promise.all(children.map((c) => c.done));
+      const outs = results.map((r) => {
+        expect(r.stdout, r.stderr).toMatch(/^\{/);
+        return JSON.parse(r.stdout);
+      });
+      const ran = outs.filter((o) => o.ran);
+      expect(ran).toHaveLength(1);
+      expect(ran[0]).toMatchObject({ status: 'completed', lock: 'committed' });
+      // A loser either saw the winner's lock, or (without --force) its fresh mtime at the time gate.
+      for (const o of outs.filter((x) => !x.ran))
+        expect(force ? ['lock'] : ['lock', 'time']).toContain(o.stoppedAt);
+      expect(server.requests).toHaveLength(1);
+      expect(results.filter((r) => r.code === 0).length).toBeGreaterThanOrEqual(1);
+    }, 30_000);
+  }
+
+  it('Ctrl-C stops a run, rolls the lock back to its prior mtime exactly, and exits 130', async () => {
+    const { root, memoryDir, transcripts } = setup(6);
+    const lock = consolidationLockPath(memoryDir);
+    writeFileSync(lock, '');
+    const old = new Date(Date.now() - 30 * HOUR);
+    utimesSync(lock, old, old);
+    const prior = statSync(lock, { bigint: true }).mtimeNs;
+    server.push({ toolUse: [{ name: 'list', input: {} }] }, { text: 'late', delayMs: 20_000 });
+    const child = engram(['dream', '--dir', memoryDir, '--transcripts', transcripts], root);
+    // The first turn's progress line means the second (slow) model call is about to go out.
+    await new Promise<void>((resolve) => {
+      let seen = '';
+      child.stderr?.on('data', (d) => {
+        seen += d;
+        if (/turn 1\n/.test(seen)) resolve();
+      });
+    });
+    // Give the second request a moment to reach the server before interrupting it.
+    const deadline = Date.now() + 5_000;
+    while (server.requests.length < 2 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGINT');
+    const result = await child.done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/interrupted, rolling back the lock/);
+    expect(result.stdout).toMatch(/Consolidation aborted; the lock was rolled back/);
+    expect(statSync(lock, { bigint: true }).mtimeNs).toBe(prior);
+  }, 30_000);
+});
