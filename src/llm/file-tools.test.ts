@@ -100,4 +100,10 @@ describe('file tools', () => {
     expect((await run('grep', { pattern: '(' })).isError).toBe(true);
     expect((await run('list', { path: 'nope' })).isError).toBe(true);
   });
+
+  it('grep stops when its signal is aborted', async () => {
+    const grep = tools.find((t) => t.definition.name === 'grep')!;
+    const result = await grep.execute({ pattern: 'make' }, { signal: AbortSignal.abort() });
+    expect(result).toEqual({ content: 'grep was aborted.', isError: true });
+  });
 });

@@ -113,132 +113,138 @@ export function createFileTools(root: string): ToolImplementation[] {
     const rel = relative(root, full);
     return rel.startsWith('..') || isAbsolute(rel) ? full : rel;
   };
-  const byName: Record<string, (input: unknown) => Promise<ToolResultValue>> = {
-    async read(input) {
-      const path = str(input, 'path');
-      if (!path) return fail('read needs "path".');
-      try {
-        const lines = (await readFile(at(path), 'utf8')).split('\n');
-        if (lines.at(-1) === '') lines.pop();
-        const offset = int(input, 'offset') ?? 1;
-        const limit = int(input, 'limit') ?? DEFAULT_READ_LIMIT;
-        const slice = lines.slice(offset - 1, offset - 1 + limit);
-        if (slice.length === 0)
+  const byName: Record<string, (input: unknown, signal?: AbortSignal) => Promise<ToolResultValue>> =
+    {
+      async read(input) {
+        const path = str(input, 'path');
+        if (!path) return fail('read needs "path".');
+        try {
+          const lines = (await readFile(at(path), 'utf8')).split('\n');
+          if (lines.at(-1) === '') lines.pop();
+          const offset = int(input, 'offset') ?? 1;
+          const limit = int(input, 'limit') ?? DEFAULT_READ_LIMIT;
+          const slice = lines.slice(offset - 1, offset - 1 + limit);
+          if (slice.length === 0)
+            return {
+              content:
+                lines.length === 0
+                  ? '(empty file)'
+                  : `(no lines from ${offset}; the file has ${lines.length})`,
+            };
+          const width = String(offset + slice.length - 1).length;
+          const body = slice
+            .map(
+              (l, i) =>
+                `${String(offset + i).padStart(Math.max(6, width))}\t${l.length > MAX_LINE_CHARS ? `${l.slice(0, MAX_LINE_CHARS)}…` : l}`,
+            )
+            .join('\n');
+          const rest = lines.length - (offset - 1 + slice.length);
           return {
             content:
-              lines.length === 0
-                ? '(empty file)'
-                : `(no lines from ${offset}; the file has ${lines.length})`,
+              rest > 0
+                ? `${body}\n(${rest} more lines; use offset ${offset + slice.length})`
+                : body,
           };
-        const width = String(offset + slice.length - 1).length;
-        const body = slice
-          .map(
-            (l, i) =>
-              `${String(offset + i).padStart(Math.max(6, width))}\t${l.length > MAX_LINE_CHARS ? `${l.slice(0, MAX_LINE_CHARS)}…` : l}`,
-          )
-          .join('\n');
-        const rest = lines.length - (offset - 1 + slice.length);
-        return {
-          content:
-            rest > 0 ? `${body}\n(${rest} more lines; use offset ${offset + slice.length})` : body,
-        };
-      } catch (error) {
-        return describeError(error, path);
-      }
-    },
-    async write(input) {
-      const path = str(input, 'path');
-      const content = str(input, 'content');
-      if (!path || content === undefined) return fail('write needs "path" and "content".');
-      try {
-        await mkdir(dirname(at(path)), { recursive: true });
-        await writeFileAtomic(at(path), content);
-        return { content: `Wrote ${shown(at(path))} (${content.length} characters).` };
-      } catch (error) {
-        return describeError(error, path);
-      }
-    },
-    async edit(input) {
-      const path = str(input, 'path');
-      const oldString = str(input, 'old_string');
-      const newString = str(input, 'new_string');
-      if (!path || oldString === undefined || newString === undefined)
-        return fail('edit needs "path", "old_string" and "new_string".');
-      if (oldString === '') return fail('old_string is empty; use write to create a file.');
-      try {
-        const text = await readFile(at(path), 'utf8');
-        const count = text.split(oldString).length - 1;
-        if (count === 0)
-          return fail(
-            `old_string was not found in ${path}. Read the file and copy the passage exactly.`,
-          );
-        if (count > 1)
-          return fail(
-            `old_string occurs ${count} times in ${path}; include more context so it is unique.`,
-          );
-        const index = text.indexOf(oldString);
-        await writeFileAtomic(
-          at(path),
-          text.slice(0, index) + newString + text.slice(index + oldString.length),
-        );
-        return { content: `Edited ${shown(at(path))}.` };
-      } catch (error) {
-        return describeError(error, path);
-      }
-    },
-    async list(input) {
-      const path = str(input, 'path') ?? '.';
-      try {
-        const files: string[] = [];
-        await walkFiles(at(path), files, MAX_LIST_ENTRIES + 1);
-        const more = files.length > MAX_LIST_ENTRIES ? `\n(more files not shown)` : '';
-        return {
-          content: files.length
-            ? files.slice(0, MAX_LIST_ENTRIES).map(shown).join('\n') + more
-            : '(no files)',
-        };
-      } catch (error) {
-        return describeError(error, path);
-      }
-    },
-    async grep(input) {
-      const pattern = str(input, 'pattern');
-      if (!pattern) return fail('grep needs "pattern".');
-      let regex: RegExp;
-      try {
-        regex = new RegExp(pattern);
-      } catch (error) {
-        return fail(`Invalid regular expression: ${(error as Error).message}`);
-      }
-      const path = str(input, 'path') ?? '.';
-      try {
-        const files: string[] = [];
-        if ((await stat(at(path))).isDirectory()) await walkFiles(at(path), files, 5000);
-        else files.push(at(path));
-        const matches: string[] = [];
-        for (const file of files) {
-          const lines = (await readFile(file, 'utf8')).split('\n');
-          lines.forEach((line, i) => {
-            if (matches.length <= MAX_GREP_MATCHES && regex.test(line))
-              matches.push(`${shown(file)}:${i + 1}: ${line.slice(0, 300)}`);
-          });
-          if (matches.length > MAX_GREP_MATCHES) break;
+        } catch (error) {
+          return describeError(error, path);
         }
-        if (matches.length > MAX_GREP_MATCHES)
+      },
+      async write(input) {
+        const path = str(input, 'path');
+        const content = str(input, 'content');
+        if (!path || content === undefined) return fail('write needs "path" and "content".');
+        try {
+          await mkdir(dirname(at(path)), { recursive: true });
+          await writeFileAtomic(at(path), content);
+          return { content: `Wrote ${shown(at(path))} (${content.length} characters).` };
+        } catch (error) {
+          return describeError(error, path);
+        }
+      },
+      async edit(input) {
+        const path = str(input, 'path');
+        const oldString = str(input, 'old_string');
+        const newString = str(input, 'new_string');
+        if (!path || oldString === undefined || newString === undefined)
+          return fail('edit needs "path", "old_string" and "new_string".');
+        if (oldString === '') return fail('old_string is empty; use write to create a file.');
+        try {
+          const text = await readFile(at(path), 'utf8');
+          const count = text.split(oldString).length - 1;
+          if (count === 0)
+            return fail(
+              `old_string was not found in ${path}. Read the file and copy the passage exactly.`,
+            );
+          if (count > 1)
+            return fail(
+              `old_string occurs ${count} times in ${path}; include more context so it is unique.`,
+            );
+          const index = text.indexOf(oldString);
+          await writeFileAtomic(
+            at(path),
+            text.slice(0, index) + newString + text.slice(index + oldString.length),
+          );
+          return { content: `Edited ${shown(at(path))}.` };
+        } catch (error) {
+          return describeError(error, path);
+        }
+      },
+      async list(input) {
+        const path = str(input, 'path') ?? '.';
+        try {
+          const files: string[] = [];
+          await walkFiles(at(path), files, MAX_LIST_ENTRIES + 1);
+          const more = files.length > MAX_LIST_ENTRIES ? `\n(more files not shown)` : '';
           return {
-            content: `${matches.slice(0, MAX_GREP_MATCHES).join('\n')}\n(more matches not shown)`,
+            content: files.length
+              ? files.slice(0, MAX_LIST_ENTRIES).map(shown).join('\n') + more
+              : '(no files)',
           };
-        return { content: matches.length ? matches.join('\n') : 'No matches.' };
-      } catch (error) {
-        return describeError(error, path);
-      }
-    },
-  };
+        } catch (error) {
+          return describeError(error, path);
+        }
+      },
+      async grep(input, signal) {
+        const pattern = str(input, 'pattern');
+        if (!pattern) return fail('grep needs "pattern".');
+        let regex: RegExp;
+        try {
+          regex = new RegExp(pattern);
+        } catch (error) {
+          return fail(`Invalid regular expression: ${(error as Error).message}`);
+        }
+        const path = str(input, 'path') ?? '.';
+        try {
+          const files: string[] = [];
+          if ((await stat(at(path))).isDirectory()) await walkFiles(at(path), files, 5000);
+          else files.push(at(path));
+          const matches: string[] = [];
+          for (const file of files) {
+            if (signal?.aborted) return fail('grep was aborted.');
+            const lines = (await readFile(file, 'utf8')).split('\n');
+            lines.forEach((line, i) => {
+              if (matches.length <= MAX_GREP_MATCHES && regex.test(line))
+                matches.push(`${shown(file)}:${i + 1}: ${line.slice(0, 300)}`);
+            });
+            if (matches.length > MAX_GREP_MATCHES) break;
+          }
+          if (matches.length > MAX_GREP_MATCHES)
+            return {
+              content: `${matches.slice(0, MAX_GREP_MATCHES).join('\n')}\n(more matches not shown)`,
+            };
+          return { content: matches.length ? matches.join('\n') : 'No matches.' };
+        } catch (error) {
+          return describeError(error, path);
+        }
+      },
+    };
   return FILE_TOOL_DEFINITIONS.map((definition) => ({
     definition,
-    execute: (input: unknown) => {
+    execute: (input: unknown, context: { signal?: AbortSignal }) => {
       const run = byName[definition.name];
-      return run ? run(input) : Promise.resolve(fail(`unknown tool ${definition.name}`));
+      return run
+        ? run(input, context.signal)
+        : Promise.resolve(fail(`unknown tool ${definition.name}`));
     },
   }));
 }

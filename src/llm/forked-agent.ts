@@ -193,6 +193,7 @@ export async function runForkedAgent(options: ForkedAgentOptions): Promise<Forke
     const results: ToolResultBlock[] = [];
     // Sequential on purpose: two edits of one file must not race.
     for (const call of calls) {
+      if (signal?.aborted) return finish('aborted', abortedError(signal.reason));
       const executed = await runTool(call, options);
       turnCalls.push(executed);
       const block: ToolResultBlock = {
