@@ -120,6 +120,15 @@ describe('discovery order', () => {
     expect(result.prompt.split('shared rules')).toHaveLength(2);
   });
 
+  it('loads AGENTS.md once when CLAUDE.md in the same folder says @AGENTS.md', async () => {
+    const f = fixture();
+    f.write({ 'repo/AGENTS.md': 'shared rules', 'repo/CLAUDE.md': '@AGENTS.md\n\nclaude extras' });
+    const result = await load(f, 'repo');
+    expect(paths(result, f)).toEqual(['repo/AGENTS.md', 'repo/CLAUDE.md']);
+    expect(result.files.every((x) => x.parent === undefined)).toBe(true);
+    expect(result.prompt.split('shared rules')).toHaveLength(2);
+  });
+
   it('reads only the configured file names (user settings), and ignores them in project settings', async () => {
     const f = fixture();
     f.write({
