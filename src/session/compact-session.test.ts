@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { estimateMessagesTokens } from '../llm/tokens.js';
 import type { Message } from '../llm/types.js';
 import type { EngramEnvironment } from '../memdir/index.js';
 import {
@@ -20,7 +21,8 @@ import {
 import { awaySummary, limitSentences } from './away-summary.js';
 import { compactSession } from './compact-session.js';
 import { DEFAULT_NOTES_SECTIONS, renderNotesTemplate } from './prompts.js';
-import { type SessionPaths, sessionPaths, writeCursor } from './session-store.js';
+import { readCursor, type SessionPaths, sessionPaths, writeCursor } from './session-store.js';
+import { decideNotesUpdate } from './thresholds.js';
 
 let server: ScriptedModelServer;
 let environment: EngramEnvironment;
@@ -79,6 +81,26 @@ describe('compactSession', () => {
     expect(result.messages.slice(1)).toEqual(messages.slice(60));
     expect(result.tokensAfter).toBeLessThan(result.tokensBefore);
     expect(checkCut(messages, result.kept.start)).toEqual([]);
+  });
+
+  it('rebases the notes cursor so updates resume after the context shrank (not for a preview)', async () => {
+    const messages = history();
+    writeFileSync(paths.notes, filled);
+    const before = {
+      tokensAtLastUpdate: estimateMessagesTokens(messages.slice(0, 100)),
+      lastMessageId: messages[99]!.id,
+    };
+    await writeCursor(paths, before);
+    await compactSession({ environment, sessionId: SESSION, messages, record: false });
+    expect(await readCursor(paths)).toEqual(before);
+    const result = await compactSession({ environment, sessionId: SESSION, messages });
+    const cursor = await readCursor(paths);
+    expect(cursor.lastMessageId).toBe(messages[99]!.id);
+    // What the notes do not cover yet (messages 100+) still counts as growth after compaction.
+    const growth = estimateMessagesTokens(result.messages) - cursor.tokensAtLastUpdate!;
+    expect(growth).toBe(estimateMessagesTokens(messages.slice(100)));
+    const next = [...result.messages, userText('and now?'), assistantText(filler(5_000))];
+    expect(decideNotesUpdate({ messages: next, cursor }).kind).toBe('update');
   });
 
   it('with an update marked running for 61 s, compaction proceeds immediately', async () => {

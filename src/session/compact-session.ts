@@ -6,6 +6,7 @@
 
 import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import { runForkedAgent } from '../llm/forked-agent.js';
+import { estimateMessagesTokens } from '../llm/tokens.js';
 import type { LanguageModel, Message, TextBlock, ToolDefinition } from '../llm/types.js';
 import type { EngramEnvironment } from '../memdir/index.js';
 import {
@@ -16,8 +17,14 @@ import {
 } from './compaction.js';
 import { DEFAULT_KEEP_LIMITS, type KeepLimits } from './keep-policy.js';
 import { isTemplateOnly } from './notes-structure.js';
-import { buildSummaryInstruction } from './prompts.js';
-import { loadNotesTemplate, readCursor, readOptional, sessionPaths } from './session-store.js';
+import { buildSummaryInstruction, type NotesSectionSpec } from './prompts.js';
+import {
+  loadNotesTemplate,
+  readCursor,
+  readOptional,
+  sessionPaths,
+  writeCursor,
+} from './session-store.js';
 import { indexOfMessage } from './thresholds.js';
 import { type WaitForNotesOptions, type WaitResult, waitForNotes } from './update-record.js';
 
@@ -34,6 +41,11 @@ export interface CompactSessionOptions {
   limits?: KeepLimits;
   wait?: WaitForNotesOptions;
   signal?: AbortSignal;
+  /**
+   * Rebase the notes cursor to the compacted size (default true: the host is about to use the
+   * result). Pass false for a preview such as `engram compact`.
+   */
+  record?: boolean;
 }
 
 export interface SessionCompaction extends CompactionResult {
@@ -67,36 +79,68 @@ export async function compactSession(options: CompactSessionOptions): Promise<Se
     wait,
     warnings,
   };
+  const result = await chooseCompaction(options, notes, template.sections, boundaryIndex);
+  if (options.record !== false && cursor.tokensAtLastUpdate !== undefined) {
+    await writeCursor(paths, {
+      ...cursor,
+      ...rebasedCursor(options.messages, result, boundaryIndex),
+    });
+  }
+  return { ...result, ...extra };
+}
+
+/**
+ * The cursor after the host swaps in the compacted history: the context shrank, so "tokens at
+ * the last update" must shrink too, or growth would read negative and notes would stop until the
+ * context regrew past its old size. The new baseline is the compacted size minus the kept
+ * messages the notes do not cover yet (those still count as growth).
+ */
+export function rebasedCursor(
+  messages: readonly Message[],
+  result: CompactionResult,
+  boundaryIndex: number,
+): { tokensAtLastUpdate: number } {
+  const uncoveredFrom = Math.max(result.kept.start, boundaryIndex + 1);
+  const uncovered = estimateMessagesTokens(messages.slice(uncoveredFrom));
+  return { tokensAtLastUpdate: Math.max(0, result.tokensAfter - uncovered) };
+}
+
+async function chooseCompaction(
+  options: CompactSessionOptions,
+  notes: string | undefined,
+  sections: NotesSectionSpec[],
+  boundaryIndex: number,
+): Promise<CompactionResult> {
   const limits = options.limits ?? DEFAULT_KEEP_LIMITS;
   const notesState =
     notes === undefined
       ? 'no notes file'
       : notes.trim() === ''
         ? 'the notes file is empty'
-        : isTemplateOnly(notes, template.sections)
+        : isTemplateOnly(notes, sections)
           ? 'the notes hold only the template'
           : undefined;
+  const notesPath = sessionPaths(options.environment, options.sessionId).notes;
   if (notes !== undefined && notesState === undefined) {
-    const result = compactWithNotes({
+    return compactWithNotes({
       messages: options.messages,
       notes,
-      notesPath: paths.notes,
+      notesPath,
       boundaryIndex,
       limits,
     });
-    return { ...result, ...extra };
   }
   if (!options.model) {
     const why = `${notesState} and no model is configured`;
-    return { ...compactByTruncation(options.messages, why, limits.maxTokens), ...extra };
+    return compactByTruncation(options.messages, why, limits.maxTokens);
   }
   const summary = await summarize(options);
   if (summary.ok) {
     const why = `${notesState}; the model summarized the conversation`;
-    return { ...compactWithSummary(options.messages, summary.text, why, limits), ...extra };
+    return compactWithSummary(options.messages, summary.text, why, limits);
   }
   const why = `${notesState} and the summary failed (${summary.reason})`;
-  return { ...compactByTruncation(options.messages, why, limits.maxTokens), ...extra };
+  return compactByTruncation(options.messages, why, limits.maxTokens);
 }
 
 async function summarize(

@@ -191,6 +191,8 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
         environment: io,
         sessionId,
         messages: read.messages,
+        // A preview: the transcript stays as it is, so the notes cursor must not move.
+        record: false,
         ...(model ? { model } : {}),
       });
       if (opts.out) {
