@@ -3,8 +3,10 @@
  * subpaths (`engram/memdir`, `engram/recall`, …) give one layer alone.
  */
 export * from './extract/index.js';
+export * from './facade/index.js';
 export * from './instructions/index.js';
 export * from './llm/index.js';
 export * from './memdir/index.js';
+export * from './memory-tool/index.js';
 export * from './session/index.js';
 export { EngramError, type EngramErrorCode, isEngramError } from './util/errors.js';

@@ -1,0 +1,2 @@
+export * from './open-memory.js';
+export * from './prompts.js';

@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { createDreamer, type DreamOutcome, sessionFolderLister } from '../dream/index.js';
+import { createExtractor, type ExtractionRun, type SavedNotice } from '../extract/index.js';
+import { loadInstructions } from '../instructions/index.js';
+import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
+import type { ConversationPrefix, LanguageModel, Message } from '../llm/types.js';
+import {
+  type EngramEnvironment,
+  loadIndex,
+  memoryGuidance,
+  resolveMemoryDir,
+} from '../memdir/index.js';
+import { type RecallHandle, type RecallResult, startRecall } from '../recall/index.js';
+import {
+  compactSession,
+  type NotesUpdateOutcome,
+  type SessionCompaction,
+  sessionMemoryRoot,
+  updateSessionNotes,
+} from '../session/index.js';
+import { indexPromptSection } from './prompts.js';
+
+export interface OpenMemoryOptions {
+  /** The project the agent works in; the memory directory is keyed by its git root. */
+  cwd: string;
+  /** The model for background work: recall selection, extraction, session notes, consolidation. */
+  model?: LanguageModel;
+  /** Use this memory directory as it is (otherwise resolved from trusted settings). */
+  memoryDir?: string;
+  env?: Record<string, string | undefined>;
+  homedir?: string;
+  /** Identifies the session's notes and its place in consolidation counts (default: a UUID). */
+  sessionId?: string;
+  /** Select memories with the model (default true when a model is given); false = offline ranker. */
+  modelRecall?: boolean;
+  /** Background extraction after each turn (default: on when a model is given). */
+  extraction?: boolean;
+  /** Session notes for compaction (default: on when a model is given). */
+  sessionNotes?: boolean;
+  /** Consolidation gates after each turn (default: on when a model is given). */
+  consolidation?: boolean;
+  /** Include AGENTS.md / CLAUDE.md instruction files in the system prompt (default true). */
+  instructions?: boolean;
+  now?: () => Date;
+  /** Where background outcomes are reported (saved memories, skipped runs, failures). */
+  onEvent?: (event: MemoryEvent) => void;
+}
+
+export type MemoryEvent =
+  | { kind: 'recall'; result: RecallResult }
+  | { kind: 'recall_error'; error: unknown }
+  | { kind: 'extraction'; run: ExtractionRun }
+  | { kind: 'saved'; notice: SavedNotice }
+  | { kind: 'notes'; outcome: NotesUpdateOutcome }
+  | { kind: 'dream'; outcome: DreamOutcome }
+  | { kind: 'error'; where: string; error: unknown };
+
+export interface Memory {
+  readonly memoryDir: string;
+  readonly sessionId: string;
+  /** Instructions, memory guidance and the index. Computed once: the same bytes all session. */
+  systemPrompt(): Promise<string>;
+  /**
+   * Start recall for a new user message. Returns at once with a promise that settles when recall
+   * is done (hosts may await it, bounded, or ignore it and poll `attachments`).
+   */
+  beforeTurn(userText: string, history: readonly Message[]): Promise<void>;
+  /**
+   * What to append to the conversation now: the recalled memories once ready (exactly once per
+   * turn), else nothing. Never waits. Store what it returns with the conversation and resend
+   * those bytes unchanged: they are frozen.
+   */
+  attachments(history: readonly Message[]): string[];
+  /** After a completed turn: extraction, session notes and consolidation, fire-and-forget. */
+  afterTurn(conversation: readonly Message[] | ConversationPrefix): void;
+  /** Compact the conversation with the session notes (or a summary, or truncation). */
+  compact(history: readonly Message[]): Promise<SessionCompaction>;
+  /** Wait (bounded) for background work, then stop. */
+  close(options?: { timeoutMs?: number }): Promise<void>;
+}
+
+/** How long `close()` waits for background work by default. */
+export const DEFAULT_CLOSE_TIMEOUT_MS = 30_000;
+
+/**
+ * Open memory for one agent session. The returned object maps onto an agent loop: system prompt
+ * at start, recall before a turn, attachments while building requests, background work after.
+ *
+ * @example
+ * const memory = await openMemory({ cwd: process.cwd(), model });
+ * const system = await memory.systemPrompt();
+ * await memory.beforeTurn(userText, history);
+ * history.push({ id, role: 'user', content: [{ type: 'text', text: userText },
+ *   ...memory.attachments(history).map((text) => ({ type: 'text', text }))] });
+ * // ... call the model, run tools ...
+ * memory.afterTurn({ system, tools, messages: history });
+ * await memory.close();
+ */
+export async function openMemory(options: OpenMemoryOptions): Promise<Memory> {
+  const environment: EngramEnvironment = {
+    cwd: resolve(options.cwd),
+    env: options.env ?? process.env,
+    homedir: options.homedir ?? homedir(),
+  };
+  const memoryDir = options.memoryDir
+    ? resolve(environment.cwd, options.memoryDir)
+    : resolveMemoryDir(environment).path;
+  const sessionId = options.sessionId ?? randomUUID();
+  const model = options.model;
+  const now = options.now ?? (() => new Date());
+  const emit = (event: MemoryEvent) => {
+    try {
+      options.onEvent?.(event);
+    } catch {
+      // A host callback must not break memory upkeep.
+    }
+  };
+  const enabled = (flag: boolean | undefined) => model !== undefined && flag !== false;
+
+  const extractor = enabled(options.extraction)
+    ? createExtractor({
+        memoryDir,
+        model: model!,
+        now,
+        onRun: (run) => emit({ kind: 'extraction', run }),
+        onSaved: (notice) => emit({ kind: 'saved', notice }),
+      })
+    : undefined;
+  const dreamer = enabled(options.consolidation)
+    ? createDreamer({
+        memoryDir,
+        model: model!,
+        sessions: sessionFolderLister(sessionMemoryRoot(environment)),
+        now: () => now().getTime(),
+      })
+    : undefined;
+
+  let prompt: Promise<string> | undefined;
+  let recall: RecallHandle | undefined;
+  const background = new Set<Promise<unknown>>();
+  let notesRunning = false;
+  let closed = false;
+
+  const track = (where: string, work: Promise<unknown>) => {
+    const p = work.catch((error: unknown) => emit({ kind: 'error', where, error }));
+    background.add(p);
+    void p.finally(() => background.delete(p));
+  };
+
+  async function buildSystemPrompt(): Promise<string> {
+    const parts: string[] = [];
+    if (options.instructions !== false) {
+      const loaded = await loadInstructions({ environment });
+      if (loaded.prompt.trim() !== '') parts.push(loaded.prompt.trimEnd());
+    }
+    parts.push(memoryGuidance({ memoryDir }));
+    const index = await loadIndex(memoryDir);
+    parts.push(indexPromptSection(index.content, index.path));
+    return `${parts.join('\n\n')}\n`;
+  }
+
+  function prefixOf(conversation: readonly Message[] | ConversationPrefix, system: string) {
+    if (!Array.isArray(conversation)) return conversation as ConversationPrefix;
+    return { system, tools: FILE_TOOL_DEFINITIONS, messages: [...conversation] };
+  }
+
+  const memory: Memory = {
+    memoryDir,
+    sessionId,
+    systemPrompt() {
+      prompt ??= buildSystemPrompt();
+      return prompt;
+    },
+    beforeTurn(userText, history) {
+      recall?.dispose();
+      const useModel = model !== undefined && options.modelRecall !== false;
+      const handle = startRecall({
+        dir: memoryDir,
+        query: userText,
+        messages: history,
+        now: now(),
+        ...(useModel ? { model } : {}),
+      });
+      recall = handle;
+      return handle.done.then(() => {
+        if (handle.error !== undefined) emit({ kind: 'recall_error', error: handle.error });
+      });
+    },
+    attachments() {
+      const result = recall?.poll();
+      if (result === undefined) return [];
+      emit({ kind: 'recall', result });
+      return result.text === '' ? [] : [result.text];
+    },
+    afterTurn(conversation) {
+      if (closed) return;
+      const run = async () => {
+        const system = await memory.systemPrompt();
+        const prefix = prefixOf(conversation, system);
+        extractor?.onTurnEnd(prefix);
+        if (enabled(options.sessionNotes) && !notesRunning) {
+          notesRunning = true;
+          track(
+            'session notes',
+            updateSessionNotes({
+              environment,
+              sessionId,
+              model: model!,
+              prefix,
+              now: () => now().getTime(),
+            })
+              .then((outcome) => emit({ kind: 'notes', outcome }))
+              .finally(() => {
+                notesRunning = false;
+              }),
+          );
+        }
+        if (dreamer) {
+          track(
+            'consolidation',
+            dreamer
+              .maybeDream({ currentSessionId: sessionId, prefix })
+              .then((outcome) => emit({ kind: 'dream', outcome })),
+          );
+        }
+      };
+      track('after turn', run());
+    },
+    async compact(history) {
+      const system = await memory.systemPrompt();
+      return compactSession({
+        environment,
+        sessionId,
+        messages: history,
+        system,
+        ...(model ? { model } : {}),
+      });
+    },
+    async close(closeOptions = {}) {
+      closed = true;
+      recall?.dispose();
+      const timeoutMs = closeOptions.timeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+      const deadline = Date.now() + timeoutMs;
+      // Work started by work (after turn → extraction) lands in the set later: loop until quiet.
+      while (background.size > 0 && Date.now() < deadline) {
+        await Promise.race([
+          Promise.all([...background]),
+          new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now())).unref()),
+        ]);
+      }
+      if (extractor) {
+        const idle = await extractor.drain(Math.max(0, deadline - Date.now()));
+        if (!idle) extractor.abort();
+      }
+    },
+  };
+  return memory;
+}
