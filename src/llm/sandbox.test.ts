@@ -93,6 +93,15 @@ describe('directorySandbox', () => {
   });
 });
 
+describe('sandbox cwd', () => {
+  it('resolves relative paths from cwd but /memories from the sandbox directory', async () => {
+    const can = directorySandbox(mem, { cwd: outside });
+    expect((await can('write', { path: 'a.md' })).behavior).toBe('deny');
+    expect(await can('write', { path: '../mem/a.md' })).toEqual(allow);
+    expect(await can('memory', { command: 'str_replace', path: '/memories/a.md' })).toEqual(allow);
+  });
+});
+
 describe('singleFileSandbox', () => {
   it('allows only that file to be written', async () => {
     const file = join(mem, 'notes.md');

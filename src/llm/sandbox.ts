@@ -75,7 +75,10 @@ function memoryPath(path: string): string | undefined {
 }
 
 export interface SandboxOptions {
-  /** Where relative paths start (default: the sandbox directory, or the file's directory). */
+  /**
+   * Where relative paths start (default: the sandbox directory, or the file's directory). The
+   * memory tool's /memories always maps onto the sandbox directory (the file's, for one file).
+   */
   cwd?: string;
 }
 
@@ -83,6 +86,7 @@ type WriteCheck = (physical: string) => boolean;
 
 function sandbox(
   base: string,
+  memoryBase: string,
   check: () => Promise<WriteCheck>,
   outside: (p: string) => string,
 ): CanUseTool {
@@ -95,7 +99,9 @@ function sandbox(
     const allowed = await checker;
     for (const raw of access.paths) {
       let path = raw;
+      let from = base;
       if (access.memoryTool) {
+        from = memoryBase;
         const mapped = memoryPath(raw);
         if (mapped === undefined)
           return {
@@ -106,7 +112,7 @@ function sandbox(
       }
       let physical: string;
       try {
-        physical = await resolvePhysical(path, base);
+        physical = await resolvePhysical(path, from);
       } catch (error) {
         return {
           behavior: 'deny',
@@ -125,9 +131,9 @@ function sandbox(
  * extraction and consolidation. Relative paths (and the memory tool's /memories) start at `dir`.
  */
 export function directorySandbox(dir: string, options: SandboxOptions = {}): CanUseTool {
-  const base = options.cwd ?? dir;
   return sandbox(
-    base,
+    options.cwd ?? dir,
+    dir,
     async () => {
       const root = await resolvePhysical(dir, isAbsolute(dir) ? '/' : process.cwd());
       return (physical) => isInside(root, physical);
@@ -138,9 +144,9 @@ export function directorySandbox(dir: string, options: SandboxOptions = {}): Can
 
 /** Read anything; write or edit exactly one file. Used by session notes. */
 export function singleFileSandbox(file: string, options: SandboxOptions = {}): CanUseTool {
-  const base = options.cwd ?? dirname(file);
   return sandbox(
-    base,
+    options.cwd ?? dirname(file),
+    dirname(file),
     async () => {
       const target = await resolvePhysical(file, isAbsolute(file) ? '/' : process.cwd());
       return (physical) => physical === target;
