@@ -3,6 +3,11 @@
  * pure policies (what counts as a main-agent memory write, when a run happens) are exported for
  * hosts that want to reason about them.
  */
+export {
+  DEFAULT_EXTRACTION_CONTEXT_TOKENS,
+  type FittedContext,
+  fitToContext,
+} from './context-window.js';
 export { createExtractor, DEFAULT_EXTRACTION_DRAIN_MS } from './extractor.js';
 export { memoryWritesIn, type WritePathContext, writeTargets } from './memory-writes.js';
 export {

@@ -129,6 +129,26 @@ describe('engram extract', () => {
     expect(JSON.stringify(server.requests[0]?.body.messages)).toContain('last ~2 messages');
   });
 
+  it('sends only the newest whole turns of a long transcript and says what was left out', async () => {
+    server.push({ text: 'Nothing qualifies.' });
+    const io = testIo({ env: modelEnv() });
+    const run = await runCaptured(
+      ['extract', '--transcript', transcript, '--dir', dir, '--max-context-tokens', '12'],
+      io,
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('sending the last 2 messages');
+    expect(run.stderr).toContain('so 2 new messages are not considered');
+    const sent = JSON.stringify(server.requests[0]?.body.messages);
+    expect(sent).not.toContain('Stop adding try/catch');
+    expect(sent).toContain('What does the build script do?');
+    const bad = await runCaptured(
+      ['extract', '--transcript', transcript, '--max-context-tokens', '0'],
+      io,
+    );
+    expect(bad.code).toBe(2);
+  });
+
   it('rejects an unknown --since id and a missing transcript without calling the model', async () => {
     const io = testIo({ env: modelEnv() });
     const since = await runCaptured(

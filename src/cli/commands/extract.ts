@@ -1,6 +1,11 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { createExtractor, type ExtractionRun } from '../../extract/index.js';
+import {
+  createExtractor,
+  DEFAULT_EXTRACTION_CONTEXT_TOKENS,
+  type ExtractionRun,
+  fitToContext,
+} from '../../extract/index.js';
 import { loadTranscriptFile } from '../../llm/claude-code-transcript.js';
 import { FILE_TOOL_DEFINITIONS } from '../../llm/file-tools.js';
 import { resolveModel } from '../../llm/resolve-model.js';
@@ -19,6 +24,7 @@ import type { CliIo } from '../io.js';
 interface ExtractOptions extends CommonOptions {
   transcript: string;
   since?: string;
+  maxContextTokens: string;
 }
 
 function describeRun(run: ExtractionRun): string {
@@ -44,8 +50,17 @@ export function registerExtractCommands(program: Command, io: CliIo): void {
       'a Claude Code .jsonl transcript, or a JSON array of messages',
     )
     .option('--since <uuid>', 'consider only messages after this message id (the last cursor)')
+    .option(
+      '--max-context-tokens <n>',
+      'send at most this many (estimated) tokens of the newest turns',
+      String(DEFAULT_EXTRACTION_CONTEXT_TOKENS),
+    )
     .action(async (opts: ExtractOptions) => {
       const env = environmentFor(io, opts);
+      const maxTokens = Number(opts.maxContextTokens);
+      if (!Number.isInteger(maxTokens) || maxTokens < 1) {
+        throw new EngramError('invalid_input', '--max-context-tokens needs a positive integer');
+      }
       const resolution = resolveModel({ env: io.env });
       if (!resolution.ok) {
         throw new EngramError('no_model', `extract needs a model. ${resolution.reason}`);
@@ -53,11 +68,22 @@ export function registerExtractCommands(program: Command, io: CliIo): void {
       const { path: memoryDir } = memoryDirFor(io, opts);
       const transcript = await loadTranscriptFile(resolve(env.cwd, opts.transcript));
       for (const w of transcript.warnings) io.stderr(`engram: warning: ${w}\n`);
-      const { messages } = transcript;
-      if (opts.since !== undefined && !messages.some((m) => m.id === opts.since)) {
+      const sinceIndex =
+        opts.since === undefined ? -1 : transcript.messages.findIndex((m) => m.id === opts.since);
+      if (opts.since !== undefined && sinceIndex < 0) {
         throw new EngramError(
           'not_found',
           `--since ${opts.since}: no message with that id in ${opts.transcript}`,
+        );
+      }
+      // A long session does not fit in one request: the newest whole turns are sent, and any
+      // new message left out is reported rather than silently skipped.
+      const fitted = fitToContext(transcript.messages, maxTokens);
+      const messages = fitted.messages;
+      if (fitted.dropped > 0) {
+        const unseen = fitted.dropped - (sinceIndex + 1);
+        io.stderr(
+          `engram: warning: the transcript is longer than --max-context-tokens ${maxTokens}; sending the last ${messages.length} messages (~${fitted.tokens} tokens)${unseen > 0 ? `, so ${unseen} new messages are not considered` : ''}\n`,
         );
       }
       const extractor = createExtractor({
