@@ -1,6 +1,6 @@
 import { MAX_SCANNED_FILES } from '../memdir/constants.js';
-import { scanMemories } from '../memdir/scan.js';
 import type { MemoryHeader } from '../memdir/types.js';
+import { scanHeaders } from './header-scan.js';
 import { rankOffline } from './offline-ranker.js';
 
 export interface CandidateOptions {
@@ -37,9 +37,10 @@ export async function loadCandidates(
   options: CandidateOptions,
 ): Promise<CandidateSet> {
   const cap = options.cap ?? MAX_SCANNED_FILES;
-  let scan = await scanMemories(dir, { cap });
-  const prefiltered = scan.dropped > 0;
-  if (prefiltered) scan = await scanMemories(dir, { cap: Number.POSITIVE_INFINITY });
+  // Read every header: up to the cap this is the newest-first scan; past it the prefilter needs
+  // them all anyway, and one pass beats scanning the newest and then everything again.
+  const scan = await scanHeaders(dir);
+  const prefiltered = scan.total > cap;
   let surfacedExcluded = 0;
   const eligible = scan.memories.filter((m) => {
     if (!isRecallable(m)) return false;

@@ -1,4 +1,5 @@
 export * from './candidates.js';
+export * from './header-scan.js';
 export * from './metrics.js';
 export * from './offline-ranker.js';
 export * from './prefetch.js';

@@ -1,0 +1,55 @@
+import { open, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { scanHeaders } from '../recall/header-scan.js';
+import { rankOffline } from '../recall/offline-ranker.js';
+import { recall } from '../recall/recall.js';
+
+const FLOOR_HEAD_BYTES = 4096;
+
+/**
+ * The least any file-based recall must do: list the directory, stat every file (for its mtime)
+ * and read the first 4 KB of each (for its frontmatter). Same concurrency as the scan.
+ */
+export async function filesystemFloor(dir: string): Promise<number> {
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.md'));
+  let bytes = 0;
+  await Promise.all(
+    names.map(async (name) => {
+      const path = join(dir, name);
+      await stat(path);
+      const handle = await open(path, 'r');
+      try {
+        const buf = Buffer.allocUnsafe(FLOOR_HEAD_BYTES);
+        bytes += (await handle.read(buf, 0, FLOOR_HEAD_BYTES, 0)).bytesRead;
+      } finally {
+        await handle.close();
+      }
+    }),
+  );
+  return bytes;
+}
+
+/** engram's recall scan of every file (see header-scan.ts) plus the offline ranker over them. */
+export async function scanAndRank(dir: string, query: string, nowMs: number): Promise<number> {
+  const scan = await scanHeaders(dir);
+  const active = scan.memories.filter((m) => m.status === 'active' && m.description !== undefined);
+  return rankOffline(query, active, { nowMs }).length;
+}
+
+/** The whole offline read path: candidates, ranking, reading the chosen files, rendering. */
+export async function offlineRecall(dir: string, query: string, nowMs: number): Promise<number> {
+  return (await recall({ dir, query, now: nowMs })).selected.length;
+}
+
+export async function timeIt(fn: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
