@@ -431,7 +431,7 @@ describe('failure modes and lifecycle', () => {
     const answer = (req: { rawBody: string }) =>
       req.rawBody.includes('second conversation')
         ? { text: 'fast' }
-        : { delayMs: 5000, text: 'slow' };
+        : { delayMs: 30_000, text: 'slow' };
     server.push(answer, answer);
     a.onTurnEnd(context([user('u1', 'x'), assistant('a1', 'y')]));
     b.onTurnEnd(context([user('v1', 'second conversation'), assistant('b1', 'y')]));
