@@ -17,9 +17,10 @@ import {
 } from './compaction.js';
 import { DEFAULT_KEEP_LIMITS, type KeepLimits } from './keep-policy.js';
 import { isTemplateOnly } from './notes-structure.js';
-import { buildSummaryInstruction, type NotesSectionSpec } from './prompts.js';
+import { buildSummaryInstruction } from './prompts.js';
 import {
   loadNotesTemplate,
+  type NotesTemplate,
   readCursor,
   readOptional,
   sessionPaths,
@@ -79,7 +80,7 @@ export async function compactSession(options: CompactSessionOptions): Promise<Se
     wait,
     warnings,
   };
-  const result = await chooseCompaction(options, notes, template.sections, boundaryIndex);
+  const result = await chooseCompaction(options, notes, template, boundaryIndex);
   if (options.record !== false && cursor.tokensAtLastUpdate !== undefined) {
     await writeCursor(paths, {
       ...cursor,
@@ -108,7 +109,7 @@ export function rebasedCursor(
 async function chooseCompaction(
   options: CompactSessionOptions,
   notes: string | undefined,
-  sections: NotesSectionSpec[],
+  template: NotesTemplate,
   boundaryIndex: number,
 ): Promise<CompactionResult> {
   const limits = options.limits ?? DEFAULT_KEEP_LIMITS;
@@ -117,7 +118,7 @@ async function chooseCompaction(
       ? 'no notes file'
       : notes.trim() === ''
         ? 'the notes file is empty'
-        : isTemplateOnly(notes, sections)
+        : isTemplateOnly(notes, template.sections, template.text)
           ? 'the notes hold only the template'
           : undefined;
   const notesPath = sessionPaths(options.environment, options.sessionId).notes;

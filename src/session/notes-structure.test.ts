@@ -37,6 +37,14 @@ describe('template', () => {
     expect(isTemplateOnly(filledNotes(), sections)).toBe(false);
   });
 
+  it('a user template with example content counts as template-only until it changes', () => {
+    const user = '# Goal\n_What we are doing._\nexample: migrate the DB\n\n# Next\n_The next step._\n';
+    const specs = parseTemplate(user);
+    expect(isTemplateOnly(user, specs)).toBe(false);
+    expect(isTemplateOnly(`${user}\n`, specs, user)).toBe(true);
+    expect(isTemplateOnly(user.replace('migrate the DB', 'port bug'), specs, user)).toBe(false);
+  });
+
   it('a header inside a code fence is content, not a section', () => {
     const notes = filledNotes().replace('- read src/config.ts', '```sh\n# not a header\n```');
     expect(parseNotes(notes).sections.map((s) => s.title)).toEqual(sections.map((s) => s.title));

@@ -71,9 +71,18 @@ function contentOf(section: ParsedSection, spec: NotesSectionSpec | undefined): 
   return lines;
 }
 
-/** True when no section has content beyond what the template itself holds. */
-export function isTemplateOnly(text: string, template: readonly NotesSectionSpec[]): boolean {
+/**
+ * True when the notes say nothing yet: empty, identical to the template text (a user template may
+ * carry example content), or every section holding only its header and description.
+ */
+export function isTemplateOnly(
+  text: string,
+  template: readonly NotesSectionSpec[],
+  templateText?: string,
+): boolean {
   if (text.trim() === '') return true;
+  const normalize = (t: string) => t.replace(/\r\n/g, '\n').replace(/\s+$/gm, '').trim();
+  if (templateText !== undefined && normalize(text) === normalize(templateText)) return true;
   const parsed = parseNotes(text);
   if (parsed.preamble.some((l) => l.trim() !== '')) return false;
   return parsed.sections.every((s) => {

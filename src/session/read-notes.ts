@@ -9,7 +9,13 @@ import {
   type StoredCursor,
   sessionPaths,
 } from './session-store.js';
-import { type RunningRecord, readRunningRecord } from './update-record.js';
+import {
+  type RunningRecord,
+  readRunningRecord,
+  type WaitForNotesOptions,
+  type WaitResult,
+  waitForNotes,
+} from './update-record.js';
 
 export interface SessionNotesView {
   sessionId: string;
@@ -39,9 +45,18 @@ export async function readSessionNotes(
     path: paths.notes,
     exists: content !== undefined,
     content: text,
-    templateOnly: isTemplateOnly(text, template.sections),
+    templateOnly: isTemplateOnly(text, template.sections, template.text),
     size: measureNotes(text, DEFAULT_NOTES_LIMITS),
     cursor,
     ...(running ? { running } : {}),
   };
+}
+
+/** `waitForNotes` for a session by id: at most 15 s, and not at all for an update older than 60 s. */
+export function waitForSessionNotes(
+  environment: EngramEnvironment,
+  sessionId: string,
+  options: WaitForNotesOptions = {},
+): Promise<WaitResult> {
+  return waitForNotes(sessionPaths(environment, sessionId).running, options);
 }
