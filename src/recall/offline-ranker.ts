@@ -1,10 +1,27 @@
 /**
  * Offline recall ranker: picks the memories most related to a query without any model call.
- * Deterministic (same query + same memories → same order), so injected recall stays byte-stable
- * across turns and does not break the prompt cache.
+ *
+ * Relevance is BM25F over stemmed words and word pairs (name and description weigh more than the
+ * body), with the query widened by a small concept thesaurus and by pseudo-relevance feedback from
+ * its own best matches, blended with a character 4-gram view that forgives spelling and derivation.
+ * The seed formula's type weights and one-week recency stay on top, as multipliers:
+ * score = relevance × (1 + 0.5 × recency) × type weight, relevance in units of "one rare word
+ * matched". Multipliers (rather than the seed's added recency) mean freshness can reorder relevant
+ * memories but never lift an irrelevant one.
+ *
+ * Deterministic (same query + same memories → same order, ties by file name), so injected recall
+ * stays byte-stable across turns and does not break the prompt cache.
  */
 import type { MemoryTypeOrUnknown } from '../memdir/types.js';
-import { tokenize } from './tokenize.js';
+import {
+  type Bm25Index,
+  buildBm25Index,
+  singletonIdf,
+  type WeightedTerms,
+} from './lexical/bm25-index.js';
+import { charGrams } from './lexical/char-grams.js';
+import { relatedTerms } from './lexical/concepts.js';
+import { analyze } from './tokenize.js';
 
 /** Real recall injects at most this many memories per turn. */
 export const MAX_RECALLED = 5;
@@ -32,18 +49,31 @@ export interface RankOptions {
   nowMs: number;
   /** Default MAX_RECALLED; pass Infinity for evaluation only. */
   limit?: number;
-  /** Default true: a memory sharing no token with the query is never selected. */
+  /** Default true: a memory sharing no word (or concept) with the query is never selected. */
   requireOverlap?: boolean;
 }
 
 export interface RankedMemory {
   file: string;
   score: number;
-  /** Distinct query tokens found in the memory. */
+  /** Distinct query words found in the memory, directly or through a related concept. */
   overlap: number;
 }
 
+export interface OfflineRanker {
+  rank(query: string, options: RankOptions): RankedMemory[];
+}
+
 const DAY_MS = 86_400_000;
+const RECENCY_BONUS = 0.5;
+// Name and description are what a memory is about; the body also carries detail and asides.
+const FIELD_WEIGHTS = { name: 1, description: 1, body: 0.5 } as const;
+const WORD_BM25 = { k1: 1.2, b: 0.75 };
+const GRAM_BM25 = { k1: 1.2, b: 0.4 };
+/** Share of the character-gram view in the blend (the word view counts 1). */
+const GRAM_SHARE = 0.4;
+/** Pseudo-relevance feedback: terms from the best few matches, each worth a fraction of a word. */
+const FEEDBACK = { docs: 3, terms: 10, weight: 0.2 } as const;
 
 /** Smooth one-week decay: no memory jumps in or out of recall at a hard age boundary. */
 export function recencyOf(mtimeMs: number, nowMs: number): number {
@@ -51,36 +81,170 @@ export function recencyOf(mtimeMs: number, nowMs: number): number {
   return 1 / (1 + ageDays / 7);
 }
 
-export interface OfflineRanker {
-  rank(query: string, options: RankOptions): RankedMemory[];
+/** One query word with its alternatives; a memory scores the best alternative it contains. */
+interface QueryGroup {
+  weight: number;
+  alternatives: ReadonlyMap<string, number>;
+  /** Counts toward overlap (a word of the query, not a pair or a feedback term). */
+  counts: boolean;
 }
 
-/** Tokenizes the memories once, so each query only pays for scoring. */
+function byFile(a: { file: string }, b: { file: string }): number {
+  return a.file < b.file ? -1 : a.file > b.file ? 1 : 0;
+}
+
+/** Tokenizes and indexes the memories once, so each query only pays for scoring. */
 export function createOfflineRanker(memories: readonly RankableMemory[]): OfflineRanker {
-  const indexed = memories.map((memory) => ({
-    memory,
-    tokens: new Set(
-      tokenize([memory.name, memory.description, memory.body].filter(Boolean).join('\n')),
-    ),
-  }));
+  const sorted = [...memories].sort(byFile);
+  const wordDocs: WeightedTerms[][] = [];
+  const gramDocs: WeightedTerms[][] = [];
+  for (const memory of sorted) {
+    const words: WeightedTerms[] = [];
+    const grams: WeightedTerms[] = [];
+    for (const field of ['name', 'description', 'body'] as const) {
+      const text = memory[field];
+      if (!text) continue;
+      const a = analyze(text);
+      words.push({ terms: [...a.terms, ...a.pairs], weight: FIELD_WEIGHTS[field] });
+      grams.push({ terms: charGrams(a.words), weight: FIELD_WEIGHTS[field] });
+    }
+    wordDocs.push(words);
+    gramDocs.push(grams);
+  }
+  const wordIndex = buildBm25Index(wordDocs, WORD_BM25);
+  const gramIndex = buildBm25Index(gramDocs, GRAM_BM25);
+  const unit = singletonIdf(sorted.length);
+  const n = sorted.length;
+
   return {
     rank(query, options) {
       const limit = options.limit ?? MAX_RECALLED;
       const requireOverlap = options.requireOverlap ?? true;
-      const queryTokens = new Set(tokenize(query));
+      if (n === 0 || limit <= 0) return [];
+      const analyzed = analyze(query);
+      const groups = queryGroups(analyzed.terms, analyzed.pairs);
+      const words = new Float64Array(n);
+      const overlap = new Int32Array(n);
+      scoreGroups(wordIndex, groups, words, overlap);
+      const queryTerms = new Set(groups.flatMap((g) => [...g.alternatives.keys()]));
+      scoreGroups(wordIndex, feedbackGroups(wordIndex, words, queryTerms), words, overlap);
+      const grams = scoreTerms(gramIndex, charGrams(analyzed.words));
+
+      const maxWords = Math.max(0, ...words);
+      const maxGrams = Math.max(0, ...grams);
+      // Blend both views relative to their best match, then express it in word-match units.
+      const scale = maxWords > 0 ? maxWords / unit : 1;
       const ranked: RankedMemory[] = [];
-      for (const { memory, tokens } of indexed) {
-        let overlap = 0;
-        for (const token of queryTokens) if (tokens.has(token)) overlap++;
-        if (requireOverlap && overlap === 0) continue;
+      for (let d = 0; d < n; d++) {
+        if (requireOverlap && overlap[d] === 0) continue;
+        const blend =
+          (maxWords > 0 ? words[d]! / maxWords : 0) +
+          (maxGrams > 0 ? (GRAM_SHARE * grams[d]!) / maxGrams : 0);
+        const memory = sorted[d]!;
         const recency = recencyOf(memory.mtimeMs, options.nowMs);
-        const score = (overlap + 0.5 * recency) * TYPE_WEIGHTS[memory.type];
-        ranked.push({ file: memory.file, score, overlap });
+        const score = blend * scale * (1 + RECENCY_BONUS * recency) * TYPE_WEIGHTS[memory.type];
+        ranked.push({ file: memory.file, score, overlap: overlap[d]! });
       }
-      ranked.sort((a, b) => b.score - a.score || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-      return ranked.slice(0, Math.max(0, limit));
+      ranked.sort((a, b) => b.score - a.score || byFile(a, b));
+      return ranked.slice(0, limit);
     },
   };
+}
+
+function queryGroups(terms: readonly string[], pairs: readonly string[]): QueryGroup[] {
+  const counts = new Map<string, { weight: number; isWord: boolean }>();
+  for (const t of terms) {
+    const c = counts.get(t);
+    counts.set(t, { weight: (c?.weight ?? 0) + 1, isWord: true });
+  }
+  for (const p of pairs) {
+    const c = counts.get(p);
+    counts.set(p, { weight: (c?.weight ?? 0) + 1, isWord: c?.isWord ?? false });
+  }
+  const groups: QueryGroup[] = [];
+  for (const [term, { weight, isWord }] of counts) {
+    const alternatives = new Map<string, number>([[term, 1]]);
+    if (isWord) {
+      for (const [related, w] of relatedTerms(term)) {
+        if (!counts.has(related)) alternatives.set(related, w);
+      }
+    }
+    groups.push({ weight, alternatives, counts: isWord });
+  }
+  return groups;
+}
+
+/** Adds each group's best alternative per document into `scores`; counts overlapping words. */
+function scoreGroups(
+  index: Bm25Index,
+  groups: readonly QueryGroup[],
+  scores: Float64Array,
+  overlap: Int32Array,
+): void {
+  const best = new Float64Array(index.size);
+  const touched: number[] = [];
+  for (const group of groups) {
+    for (const [term, w] of group.alternatives) {
+      const posting = index.postings(term);
+      if (!posting) continue;
+      const idf = index.idf(term) * w;
+      for (let i = 0; i < posting.docs.length; i++) {
+        const d = posting.docs[i]!;
+        const v = idf * posting.weights[i]!;
+        if (best[d] === 0) touched.push(d);
+        if (v > best[d]!) best[d] = v;
+      }
+    }
+    for (const d of touched) {
+      scores[d]! += group.weight * best[d]!;
+      if (group.counts) overlap[d]! += 1;
+      best[d] = 0;
+    }
+    touched.length = 0;
+  }
+}
+
+/** Terms characteristic of the best-scoring documents, as extra low-weight query groups. */
+function feedbackGroups(
+  index: Bm25Index,
+  scores: Float64Array,
+  queryTerms: ReadonlySet<string>,
+): QueryGroup[] {
+  const top = [...scores.keys()]
+    .filter((d) => scores[d]! > 0)
+    .sort((a, b) => scores[b]! - scores[a]! || a - b)
+    .slice(0, FEEDBACK.docs);
+  const candidates = new Map<string, number>();
+  for (const d of top) {
+    const length = index.lengthOf(d) || 1;
+    for (const [term, tf] of index.termsOf(d)) {
+      if (queryTerms.has(term)) continue;
+      candidates.set(term, (candidates.get(term) ?? 0) + (tf / length) * index.idf(term));
+    }
+  }
+  const chosen = [...candidates]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+    .slice(0, FEEDBACK.terms);
+  const max = chosen[0]?.[1] ?? 1;
+  return chosen.map(([term, w]) => ({
+    weight: (FEEDBACK.weight * w) / max,
+    alternatives: new Map([[term, 1]]),
+    counts: false,
+  }));
+}
+
+function scoreTerms(index: Bm25Index, terms: readonly string[]): Float64Array {
+  const scores = new Float64Array(index.size);
+  const counts = new Map<string, number>();
+  for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+  for (const [term, qtf] of counts) {
+    const posting = index.postings(term);
+    if (!posting) continue;
+    const idf = index.idf(term) * qtf;
+    for (let i = 0; i < posting.docs.length; i++)
+      scores[posting.docs[i]!]! += idf * posting.weights[i]!;
+  }
+  return scores;
 }
 
 export function rankOffline(
