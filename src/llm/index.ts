@@ -1,5 +1,6 @@
 export * from './anthropic-convert.js';
 export * from './anthropic-model.js';
+export * from './claude-code-transcript.js';
 export * from './file-tools.js';
 export * from './forked-agent.js';
 export * from './model-error.js';
