@@ -12,6 +12,8 @@ import type { LanguageModel, ModelRequest, ModelResponse } from './types.js';
 
 export interface AnthropicModelOptions {
   apiKey?: string;
+  /** A bearer token instead of an API key (ANTHROPIC_AUTH_TOKEN, used by proxies and gateways). */
+  authToken?: string;
   baseURL?: string;
   model: string;
   /** Retries for retryable failures (default 2). Shorthand for `retry.maxRetries`. */
@@ -30,6 +32,9 @@ export const DEFAULT_MAX_TOKENS = 4096;
 export function createAnthropicModel(options: AnthropicModelOptions): LanguageModel {
   const client = new Anthropic({
     ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+    ...(options.authToken === undefined || options.apiKey !== undefined
+      ? {}
+      : { authToken: options.authToken }),
     ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
     // Our own retry loop owns backoff so every provider behaves the same and tests can see it.
     maxRetries: 0,

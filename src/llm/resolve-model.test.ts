@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { startScriptedModelServer } from '../testing/scripted-model-server.js';
 import { NO_MODEL_HINT, resolveModel } from './resolve-model.js';
 
 describe('resolveModel', () => {
@@ -59,5 +60,23 @@ describe('resolveModel', () => {
     expect(!empty.ok && empty.reason).toMatch(/names no model id/);
     const blank = resolveModel({ env: { ANTHROPIC_API_KEY: '  ' } });
     expect(blank.ok).toBe(false);
+  });
+
+  it('accepts ANTHROPIC_AUTH_TOKEN and sends it as a bearer token', async () => {
+    const server = await startScriptedModelServer();
+    try {
+      const r = resolveModel({
+        env: { ANTHROPIC_AUTH_TOKEN: 'tok', ANTHROPIC_BASE_URL: server.anthropicBaseURL },
+      });
+      if (!r.ok) throw new Error(r.reason);
+      await r.model.generate({
+        tools: [],
+        messages: [{ id: 'u', role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+      });
+      expect(server.requests[0]!.headers.authorization).toBe('Bearer tok');
+      expect(server.requests[0]!.body.model).toBe('claude-haiku-4-5');
+    } finally {
+      await server.close();
+    }
   });
 });

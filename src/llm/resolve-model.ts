@@ -34,7 +34,7 @@ function parseSpec(spec: string): { provider?: Provider; id: string } {
 function inferProvider(id: string, env: Record<string, string | undefined>): Provider | undefined {
   if (/^claude/i.test(id)) return 'anthropic';
   if (/^(gpt-|o\d|chatgpt)/i.test(id)) return 'openai';
-  if (env.ANTHROPIC_API_KEY) return 'anthropic';
+  if (env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN) return 'anthropic';
   if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL) return 'openai';
   return undefined;
 }
@@ -51,6 +51,7 @@ export function resolveModel(options: ResolveModelOptions = {}): ModelResolution
   for (const key of [
     'ENGRAM_MODEL',
     'ANTHROPIC_API_KEY',
+    'ANTHROPIC_AUTH_TOKEN',
     'ANTHROPIC_BASE_URL',
     'OPENAI_API_KEY',
     'OPENAI_BASE_URL',
@@ -66,7 +67,8 @@ export function resolveModel(options: ResolveModelOptions = {}): ModelResolution
 
   if (provider === 'anthropic') {
     const baseURL = env.ANTHROPIC_BASE_URL;
-    if (!env.ANTHROPIC_API_KEY && !baseURL)
+    const token = env.ANTHROPIC_AUTH_TOKEN;
+    if (!env.ANTHROPIC_API_KEY && !token && !baseURL)
       return {
         ok: false,
         reason: `Model "${parsed?.id}" needs ANTHROPIC_API_KEY. ${NO_MODEL_HINT}`,
@@ -74,7 +76,10 @@ export function resolveModel(options: ResolveModelOptions = {}): ModelResolution
     const id = parsed?.id ?? DEFAULT_ANTHROPIC_MODEL;
     const model = createAnthropicModel({
       model: id,
-      apiKey: env.ANTHROPIC_API_KEY ?? PLACEHOLDER_API_KEY,
+      // A key wins over a token (as in the SDK); a bare base URL (a local proxy) gets a placeholder.
+      ...(env.ANTHROPIC_API_KEY || !token
+        ? { apiKey: env.ANTHROPIC_API_KEY ?? PLACEHOLDER_API_KEY }
+        : { authToken: token }),
       // Explicit, so the SDK never picks up a different process environment than `env`.
       baseURL: baseURL ?? ANTHROPIC_DEFAULT_BASE_URL,
     });
