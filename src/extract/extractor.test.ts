@@ -424,6 +424,18 @@ describe('failure modes and lifecycle', () => {
     expect(forkPrompt(0)).toContain('last ~4 messages');
   });
 
+  it('sends the conversation as it was at the trigger even when the host keeps appending', async () => {
+    const ex = extractor();
+    const live = [user('u1', 'one'), assistant('a1', 'reply one')];
+    ex.onTurnEnd(context(live));
+    live.push(user('u2', 'next question typed right away'));
+    await ex.drain(5000);
+    const sent = server.requests[0]?.body.messages as unknown[];
+    expect(sent).toHaveLength(3);
+    expect(JSON.stringify(sent)).not.toContain('next question');
+    expect(ex.state().cursor).toBe('a1');
+  });
+
   it('keeps state per instance, bounds drain, and abort leaves the cursor', async () => {
     const a = extractor();
     const b = extractor({ memoryDir: join(root, 'other') });

@@ -44,6 +44,14 @@ function localDate(date: Date): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
 
+/**
+ * Hosts keep appending to their message array while the run is in the background; the fork must
+ * see the conversation as it was at the trigger, ending with the reply that completed the turn.
+ */
+function snapshot(context: ExtractionContext): ExtractionContext {
+  return { ...context, tools: [...context.tools], messages: [...context.messages] };
+}
+
 function realpathOrSelf(path: string): string {
   try {
     return realpathSync(path);
@@ -266,7 +274,8 @@ export function createExtractor(options: ExtractorOptions): Extractor {
   }
 
   return {
-    onTurnEnd(context: ExtractionContext): TriggerResult {
+    onTurnEnd(live: ExtractionContext): TriggerResult {
+      const context = snapshot(live);
       if (!isCompletedTurn(context.messages))
         return { status: 'ignored', reason: 'turn_not_complete' };
       if (inProgress) {
@@ -283,7 +292,8 @@ export function createExtractor(options: ExtractorOptions): Extractor {
       return { status: 'started' };
     },
 
-    async extractNow(context: ExtractionContext): Promise<ExtractionRun> {
+    async extractNow(live: ExtractionContext): Promise<ExtractionRun> {
+      const context = snapshot(live);
       // One run at a time: the cursor is only ever moved by the run that read it.
       while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
       const decision = decide(context, true);
