@@ -68,4 +68,11 @@ describe('startScriptedModelServer', () => {
     expect(b.status).toBe(400);
     expect((await json(b)).error.message).toBe('scripted 400');
   });
+
+  it('closes idempotently and refuses connections afterwards', async () => {
+    const s = await startScriptedModelServer();
+    await s.close();
+    await s.close();
+    await expect(post(`${s.url}/v1/messages`, {})).rejects.toThrow();
+  });
 });

@@ -208,6 +208,7 @@ export async function startScriptedModelServer(
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
@@ -218,10 +219,13 @@ export async function startScriptedModelServer(
       script.push(...steps);
     },
     pending: () => script.length,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections();
+    // Idempotent, so a test may close early and an afterEach may close again.
+    close: () => {
+      closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
-      }),
+        server.closeAllConnections();
+      });
+      return closing;
+    },
   };
 }
