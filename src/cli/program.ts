@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { EngramError } from '../util/errors.js';
 import { registerDreamCommands } from './commands/dream.js';
+import { registerEvalCommands } from './commands/eval.js';
 import { registerExtractCommands } from './commands/extract.js';
 import { registerHookCommands } from './commands/hook.js';
 import { registerInstructionsCommands } from './commands/instructions.js';
@@ -41,6 +42,7 @@ export function buildProgram(io: CliIo): Command {
   registerRecallCommands(program, io);
   registerDreamCommands(program, io);
   registerSessionCommands(program, io);
+  registerEvalCommands(program, io);
   return program;
 }
 

@@ -1,0 +1,81 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { defaultLocomoPath, loadLocomo } from '../../eval/locomo.js';
+import { buildReport, formatReport } from '../../eval/report.js';
+import { bm25Ranker, engramRanker, type RankerRun, runRanker } from '../../eval/runner.js';
+import { writeFileAtomic } from '../../util/atomic-write.js';
+import { EngramError } from '../../util/errors.js';
+import { printJson } from '../common.js';
+import type { CliIo } from '../io.js';
+
+interface EvalLocomoOptions {
+  data?: string;
+  k: string;
+  json?: boolean;
+  dump?: string;
+  baseline?: string;
+}
+
+export function parseKs(value: string): number[] {
+  const parts = value.split(',').map((p) => p.trim());
+  const ks = parts.map(Number);
+  if (parts.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1)) {
+    throw new EngramError(
+      'invalid_input',
+      `--k needs positive whole numbers like 5,10,25,50: ${value}`,
+    );
+  }
+  return [...new Set(ks)].sort((a, b) => a - b);
+}
+
+function rankingsJsonl(run: RankerRun): string {
+  return run.rankings.map((r) => `${JSON.stringify(r)}\n`).join('');
+}
+
+export function registerEvalCommands(program: Command, io: CliIo): void {
+  const evalCommand = program
+    .command('eval')
+    .description('measure recall quality on public benchmarks');
+  evalCommand
+    .command('locomo')
+    .description(
+      "rank each LoCoMo conversation's observations for its questions; report evidence recall@k",
+    )
+    .option('--data <path>', 'locomo10.zip, a directory holding it or its JSON, or one JSON file')
+    .option('--k <list>', 'cut-offs, comma-separated', '5,10,25,50')
+    .option('--json', 'print machine-readable JSON')
+    .option('--dump <file>', 'write one JSON line per question with the ranked dialog ids')
+    .option('--baseline <name>', 'also run a baseline in the same run (bm25)')
+    .action(async (opts: EvalLocomoOptions) => {
+      const ks = parseKs(opts.k);
+      if (opts.baseline !== undefined && opts.baseline !== 'bm25') {
+        throw new EngramError('invalid_input', `unknown baseline: ${opts.baseline} (known: bm25)`);
+      }
+      const data = opts.data !== undefined ? resolve(io.cwd, opts.data) : defaultLocomoPath();
+      if (data === undefined) {
+        throw new EngramError(
+          'not_found',
+          'no LoCoMo data found at ../shared/data/locomo/locomo10.zip; pass --data <zip|dir|json>',
+        );
+      }
+      const conversations = loadLocomo(data);
+      const runs: Record<string, RankerRun> = {
+        engram: runRanker(conversations, engramRanker, ks),
+      };
+      if (opts.baseline === 'bm25') runs.bm25 = runRanker(conversations, bm25Ranker, ks);
+      if (opts.dump !== undefined) {
+        const dump = resolve(io.cwd, opts.dump);
+        await mkdir(dirname(dump), { recursive: true });
+        await writeFileAtomic(dump, rankingsJsonl(runs.engram!));
+        if (runs.bm25)
+          await writeFileAtomic(
+            `${dump.replace(/\.jsonl$/, '')}.bm25.jsonl`,
+            rankingsJsonl(runs.bm25),
+          );
+      }
+      const report = buildReport(data, conversations, ks, runs);
+      if (opts.json) printJson(io, report);
+      else io.stdout(formatReport(report));
+    });
+}
