@@ -8,6 +8,7 @@ export * from './notes-checks.js';
 export * from './notes-structure.js';
 export * from './prompts.js';
 export * from './read-notes.js';
+export * from './session-notes.js';
 export * from './session-store.js';
 export * from './thresholds.js';
 export * from './update-notes.js';

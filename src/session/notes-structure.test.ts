@@ -38,7 +38,8 @@ describe('template', () => {
   });
 
   it('a user template with example content counts as template-only until it changes', () => {
-    const user = '# Goal\n_What we are doing._\nexample: migrate the DB\n\n# Next\n_The next step._\n';
+    const user =
+      '# Goal\n_What we are doing._\nexample: migrate the DB\n\n# Next\n_The next step._\n';
     const specs = parseTemplate(user);
     expect(isTemplateOnly(user, specs)).toBe(false);
     expect(isTemplateOnly(`${user}\n`, specs, user)).toBe(true);
