@@ -66,6 +66,7 @@ describe('createSessionNotes', () => {
       environment: env,
       sessionId: 's-1',
       model: scriptedModel(server),
+      wait: { pollMs: 50 },
       onUpdate: (o) => outcomes.push(o),
     });
     const messages = conversation(6);
