@@ -2,9 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, startScriptedModelServer } from '../testing/index.js';
 import { consolidationLockPath } from './lock.js';
+
+const LOCK_MODULE = join(import.meta.dirname, '..', '..', 'dist', 'dream', 'lock.js');
 
 const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
 const HOUR = 3_600_000;
@@ -65,15 +68,62 @@ function engram(args: string[], root: string): ChildProcess & { done: Promise<Fi
   return Object.assign(child, { done });
 }
 
+/** Each child waits for the same instant, then tries the lock once, then stays alive a moment. */
+const ACQUIRE_ONCE = `
+const [dir, startAt, modulePath] = process.argv.slice(1);
+const { tryAcquireConsolidationLock } = await import(modulePath);
+// Sleep until just before the instant, then spin, so the processes start their attempt together.
+await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(startAt) - Date.now() - 15)));
+while (Date.now() < Number(startAt)) {}
+const result = await tryAcquireConsolidationLock(dir, { expectedMtimeMs: 0 });
+process.stdout.write(result.acquired ? 'won' : 'lost');
+await new Promise((resolve) => setTimeout(resolve, 300));
+`;
+
+describe('the consolidation lock across real processes', () => {
+  it('six processes released at the same instant: exactly one takes the lock, three rounds running', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { memoryDir } = setup(0);
+      const startAt = String(Date.now() + 800);
+      const children = Array.from({ length: 6 }, () => {
+        const child = spawn(
+          process.execPath,
+          [
+            '--input-type=module',
+            '-e',
+            ACQUIRE_ONCE,
+            memoryDir,
+            startAt,
+            pathToFileURL(LOCK_MODULE).href,
+          ],
+          { stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        let out = '';
+        child.stdout?.on('data', (d) => {
+          out += d;
+        });
+        return new Promise<string>((resolve) => child.once('close', () => resolve(out)));
+      });
+      const outcomes = await Promise.all(children);
+      expect(
+        outcomes.filter((o) => o === 'won'),
+        `round ${round}: ${outcomes.join(',')}`,
+      ).toHaveLength(1);
+      expect(outcomes.filter((o) => o === 'lost')).toHaveLength(5);
+    }
+  }, 60_000);
+});
+
 describe('engram dream across real processes', () => {
   for (const force of [false, true]) {
     it(`processes racing for the lock${force ? ' with --force' : ''}: exactly one runs`, async () => {
       const { root, memoryDir, transcripts } = setup(6);
-      // The winner's model call is slow, so every loser checks while the winner still holds the lock.
-      server.push({ text: 'Nothing to change.', delayMs: 1500 });
+      // Without --force a late loser stops at the time gate whenever it starts; with --force it needs
+      // the winner still running, so the winner's model call is held longer than any start-up skew.
+      server.push({ text: 'Nothing to change.', delayMs: force ? 2500 : 500 });
       const args = ['dream', '--json', '--dir', memoryDir, '--transcripts', transcripts];
       if (force) args.push('--force');
-      const children = Array.from({ length: force ? 4 : 2 }, () => engram(args, root));
+      const children = Array.from({ length: 3 }, () => engram(args, root));
       const results = await Promise.all(children.map((c) => c.done));
       const outs = results.map((r) => {
         expect(r.stdout, r.stderr).toMatch(/^\{/);
