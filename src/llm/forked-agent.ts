@@ -188,7 +188,6 @@ export async function runForkedAgent(options: ForkedAgentOptions): Promise<Forke
       options.onTurn?.({ turn: turns, toolCalls: [] });
       return finish('completed');
     }
-    if (signal?.aborted) return finish('aborted', abortedError(signal.reason));
     const turnCalls: ForkToolCall[] = [];
     const results: ToolResultBlock[] = [];
     // Sequential on purpose: two edits of one file must not race.
