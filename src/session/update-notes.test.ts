@@ -115,20 +115,31 @@ describe('updateSessionNotes', () => {
     expect(existsSync(sessionPaths(environment, SESSION).running)).toBe(false);
   });
 
-  it('a scripted updater that deletes a header gets it restored, content kept', async () => {
+  it.each([
+    {
+      what: 'the header line',
+      old: `# Current State\n${CURRENT_DESC}\n`,
+      replacement: `${CURRENT_DESC}\nFixing parseConfig; next: add a regression test.\n`,
+      repair: 'deleted header "# Current State" restored',
+      inPlace: true,
+    },
+    {
+      what: 'the header and its italic line',
+      old: `# Current State\n${CURRENT_DESC}\n`,
+      replacement: 'Fixing parseConfig; next: add a regression test.\n',
+      repair: 'missing section "# Current State" restored',
+      inPlace: false,
+    },
+  ])('a scripted updater that deletes $what gets it restored, content kept', async (c) => {
     server.push(
-      () => ({
+      {
         toolUse: [
           {
             name: 'edit',
-            input: {
-              path: notesPath(),
-              old_string: `# Current State\n${CURRENT_DESC}\n`,
-              new_string: 'Fixing parseConfig; next: add a regression test.\n',
-            },
+            input: { path: notesPath(), old_string: c.old, new_string: c.replacement },
           },
         ],
-      }),
+      },
       { text: 'done' },
     );
     const outcome = await updateSessionNotes({
@@ -138,10 +149,16 @@ describe('updateSessionNotes', () => {
       prefix: prefix(longConversation()),
     });
     expect(outcome.status).toBe('updated');
-    expect(outcome.repairs).toContain('missing section "# Current State" restored');
+    expect(outcome.repairs).toContain(c.repair);
     const notes = readFileSync(notesPath(), 'utf8');
     expect(parseTemplate(notes)).toEqual(DEFAULT_NOTES_SECTIONS);
     expect(notes).toContain('Fixing parseConfig; next: add a regression test.');
+    // With the italic line still there, the content goes back under its own header.
+    const current = notes.slice(
+      notes.indexOf('# Current State'),
+      notes.indexOf('# Task Specification'),
+    );
+    expect(current.includes('Fixing parseConfig')).toBe(c.inPlace);
   });
 
   it('an updater that writes "I am updating the session notes" is flagged', async () => {
