@@ -367,6 +367,7 @@ describe('sandbox and saving', () => {
     ]);
     expect(await readFile(join(memoryDir, 'no-try-catch.md'), 'utf8')).toBe(MEMORY);
     expect(notices.map((n) => n.text)).toEqual(['Saved 1 memory: no-try-catch.md']);
+    expect(forkPrompt(0)).toContain('stands for this directory');
     // The memory tool keeps MEMORY.md in step itself, so the save is not an orphan.
     expect(runs[0]?.warnings).toEqual([]);
     expect(await readdir(root)).toEqual(['memory']);

@@ -182,6 +182,7 @@ export function createExtractor(options: ExtractorOptions): Extractor {
             ? `${formatManifest(scan.memories)}\n(${scan.dropped} older memories are not listed.)`
             : formatManifest(scan.memories),
         today: localDate(options.now?.() ?? new Date()),
+        memoryTool: context.tools.some((t) => t.name === 'memory'),
       });
       const result = await runForkedAgent({
         model: options.model,

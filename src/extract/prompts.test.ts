@@ -60,6 +60,14 @@ describe('buildExtractionPrompt', () => {
     expect(turns).toMatch(/Deleting files is refused/);
   });
 
+  it('explains the /memories root only when the host has the memory tool', () => {
+    expect(prompt).not.toContain('/memories');
+    const withTool = buildExtractionPrompt({ ...options, memoryTool: true });
+    expect(section(withTool, EXTRACTION_HEADINGS.turns)).toContain(
+      '`/memories` stands for this directory',
+    );
+  });
+
   it('keeps the write gate even when the user asks, redirecting snapshots to what was surprising', () => {
     const gate = section(prompt, EXTRACTION_HEADINGS.gate);
     expect(gate).toMatch(/even when the user asked/);

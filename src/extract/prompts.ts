@@ -17,6 +17,8 @@ export interface ExtractionPromptOptions {
   manifest: string;
   /** Today's date as YYYY-MM-DD, so relative dates can be made absolute. */
   today: string;
+  /** The host's tools include the Anthropic memory tool, whose paths start at `/memories`. */
+  memoryTool?: boolean;
 }
 
 export const EXTRACTION_HEADINGS = {
@@ -42,11 +44,14 @@ function scopeSection(n: number): string {
 Work from what was said in the last ~${n} messages and nothing else. Do not investigate or verify it: no searching the source, no reading code to confirm a pattern, no git commands. You are recording what the user said and decided, which is true as said; checking the code is the job of whoever later reads the memory.`;
 }
 
-function turnsSection(memoryDir: string): string {
+function turnsSection(memoryDir: string, memoryTool: boolean): string {
+  const memoryToolNote = memoryTool
+    ? ' With the memory tool, `/memories` stands for this directory: `/memories/<name>.md` is a memory file.'
+    : '';
   return `${EXTRACTION_HEADINGS.turns}
 Your turn budget is small. In your first turn, read every memory file you might update, all at once. In your second turn, issue every write and edit, all at once. Do not alternate reads and writes. When nothing needs saving, stop right away without calling a tool.
 
-You may read any file, but you may only create or change files inside \`${memoryDir}\`; use absolute paths there. Deleting files is refused.`;
+You may read any file, but you may only create or change files inside \`${memoryDir}\`; use absolute paths there.${memoryToolNote} Deleting files is refused.`;
 }
 
 const GATE_SECTION = `${EXTRACTION_HEADINGS.gate}
@@ -101,7 +106,7 @@ export function buildExtractionPrompt(options: ExtractionPromptOptions): string 
   return [
     introSection(n),
     scopeSection(n),
-    turnsSection(options.memoryDir),
+    turnsSection(options.memoryDir, options.memoryTool === true),
     GATE_SECTION,
     TYPES_SECTION,
     saveSection(options.memoryDir, options.today),
