@@ -196,6 +196,16 @@ describe('maybeDream runs and the lock', () => {
     expect(() => statSync(consolidationLockPath(memoryDir))).toThrow(/ENOENT/);
   });
 
+  it('a run that outlives maxRunMs is aborted and rolled back, before its lock could turn stale', async () => {
+    const { memoryDir, lister } = setup(6);
+    server.push({ text: 'too late', delayMs: 10_000 });
+    const started = Date.now();
+    const outcome = await dreamer(memoryDir, lister, { config: { maxRunMs: 300 } }).maybeDream();
+    expect(outcome).toMatchObject({ kind: 'ran', lock: 'rolled_back', run: { status: 'aborted' } });
+    expect(Date.now() - started).toBeLessThan(8_000);
+    expect(() => statSync(consolidationLockPath(memoryDir))).toThrow(/ENOENT/);
+  });
+
   it('an aborted run restores the prior mtime exactly', async () => {
     const { memoryDir, lister } = setup(6);
     setLock(memoryDir, '', 30 * HOUR);

@@ -183,6 +183,8 @@ export function createDreamer(options: DreamerOptions): Dreamer {
     sessions: SessionRef[],
     lock: Parameters<typeof rollbackConsolidationLock>[0],
   ): Promise<DreamOutcome> {
+    const limit = AbortSignal.timeout(Math.min(config.maxRunMs, config.lockStaleMs));
+    const signal = ctx.signal ? AbortSignal.any([ctx.signal, limit]) : limit;
     let run: DreamRunResult;
     try {
       run = await runDream({
@@ -192,7 +194,7 @@ export function createDreamer(options: DreamerOptions): Dreamer {
         maxTurns: config.maxTurns,
         now,
         ...(ctx.prefix ? { prefix: ctx.prefix } : {}),
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
+        signal,
         ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
       });
     } catch (error) {

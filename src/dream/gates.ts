@@ -19,6 +19,11 @@ export interface DreamConfig {
   lockStaleMs: number;
   /** Turn limit for the forked consolidation agent. */
   maxTurns: number;
+  /**
+   * Wall-clock limit for one run. It stays under `lockStaleMs`: a run still going when its lock
+   * turns stale could be joined by a second one.
+   */
+  maxRunMs: number;
 }
 
 export const DEFAULT_DREAM_CONFIG: DreamConfig = {
@@ -27,6 +32,7 @@ export const DEFAULT_DREAM_CONFIG: DreamConfig = {
   scanIntervalMs: 10 * 60 * 1000,
   lockStaleMs: 60 * 60 * 1000,
   maxTurns: 30,
+  maxRunMs: 50 * 60 * 1000,
 };
 
 export const GATE_NAMES = ['enabled', 'time', 'throttle', 'sessions', 'lock'] as const;

@@ -139,6 +139,17 @@ describe('consolidation lock', () => {
     expect(readFileSync(consolidationLockPath(dir), 'utf8')).toBe(String(process.pid));
   });
 
+  it('acquiring sweeps prior-inode links left by holders killed mid-run, keeping live ones', async () => {
+    const dir = fresh();
+    const dead = `${CONSOLIDATION_LOCK_FILE}.prior-${await deadPid()}-0a0b0c0d`;
+    const live = `${CONSOLIDATION_LOCK_FILE}.prior-${sleeper.pid}-0a0b0c0d`;
+    writeFileSync(join(dir, dead), '');
+    writeFileSync(join(dir, live), '');
+    const got = await tryAcquireConsolidationLock(dir);
+    expect(got.acquired).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual([CONSOLIDATION_LOCK_FILE, live].sort());
+  });
+
   it('a lock over an hour old is taken over even if its holder is alive', async () => {
     const dir = fresh();
     const path = consolidationLockPath(dir);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { EngramError, errnoCode, isEngramError } from '../util/errors.js';
@@ -99,7 +99,7 @@ export async function tryAcquireConsolidationLock(
           expectedMtimeMs: options.expectedMtimeMs,
         });
         if (decision.kind === 'stop') return { acquired: false, reason: decision.reason };
-        const priorLink = state.exists ? await keepPriorInode(path) : undefined;
+        const priorLink = state.exists ? await keepPriorInode(path, pid) : undefined;
         await writeFileAtomic(path, String(pid), { mode: 0o600 });
         await setMtime(path, now());
         if (parsePid(await readFile(path, 'utf8')) !== pid) {
@@ -107,6 +107,7 @@ export async function tryAcquireConsolidationLock(
           return { acquired: false, reason: 'another process took the lock at the same moment' };
         }
         const priorMtimeMs = state.exists ? state.mtimeMs : undefined;
+        await sweepDeadPriorLinks(memoryDir, alive);
         return { acquired: true, lock: { memoryDir, pid, priorMtimeMs, priorLink }, decision };
       },
       { timeoutMs: 5_000 },
@@ -119,9 +120,20 @@ export async function tryAcquireConsolidationLock(
   }
 }
 
+const PRIOR_PREFIX = `${CONSOLIDATION_LOCK_FILE}.prior-`;
+
+/** Prior-inode links left by holders that were killed mid-run (their PID is in the name). */
+async function sweepDeadPriorLinks(memoryDir: string, alive: (pid: number) => boolean) {
+  for (const name of await readdir(memoryDir)) {
+    if (!name.startsWith(PRIOR_PREFIX)) continue;
+    const pid = Number.parseInt(name.slice(PRIOR_PREFIX.length), 10);
+    if (!alive(pid)) await rm(join(memoryDir, name), { force: true });
+  }
+}
+
 /** Link the current lock file aside; writing ours by rename leaves that inode (and mtime) intact. */
-async function keepPriorInode(path: string): Promise<string | undefined> {
-  const aside = `${path}.prior-${process.pid}-${randomBytes(4).toString('hex')}`;
+async function keepPriorInode(path: string, pid: number): Promise<string | undefined> {
+  const aside = `${path}.prior-${pid}-${randomBytes(4).toString('hex')}`; // see PRIOR_PREFIX
   try {
     await link(path, aside);
     return aside;
