@@ -191,11 +191,18 @@ describe('engram hook <event> with real-shaped input', () => {
     expect(existsSync(join(root, '.engram', 'hooks', 'cursors', `${SESSION}.json`))).toBe(false);
   });
 
-  it('bad stdin still prints valid JSON, with the reason on stderr', async () => {
+  it('bad stdin or a bad setting still prints valid JSON and never blocks the prompt', async () => {
     const run = await runCaptured(['hook', 'session-start', '--dir', memoryDir], io('{not json'));
     expect(JSON.parse(run.stdout)).toEqual({});
-    expect(run.code).toBe(2);
+    // 1, never 2: exit 2 would block (erase) the user's prompt on UserPromptSubmit.
+    expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/not valid JSON/);
+    const badDir = io(hookJson('UserPromptSubmit', { prompt: 'fix the payment gateway tests' }));
+    badDir.env = { ...badDir.env, ENGRAM_MEMORY_DIR: 'relative/memory' };
+    const refused = await runCaptured(['hook', 'user-prompt-submit'], badDir);
+    expect(JSON.parse(refused.stdout)).toEqual({});
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/Refusing memory directory "relative\/memory"/);
   });
 });
 

@@ -24,7 +24,13 @@ import {
 } from '../../hooks/index.js';
 import { resolveModel } from '../../llm/resolve-model.js';
 import { engramHome, loadSettings, mergedSettings } from '../../memdir/index.js';
-import { type CommonOptions, memoryDirFor, printJson, withCommonOptions } from '../common.js';
+import {
+  CliExit,
+  type CommonOptions,
+  memoryDirFor,
+  printJson,
+  withCommonOptions,
+} from '../common.js';
 import type { CliIo } from '../io.js';
 
 interface HookOptions extends CommonOptions {
@@ -161,14 +167,15 @@ export function registerHookCommands(program: Command, io: CliIo): void {
         String(DEFAULT_RECALL_BUDGET_MS),
       )
       .action(async (opts: HookOptions) => {
-        let output: HookOutput = {};
+        let output: HookOutput;
         try {
           output = await runHook(name, io, opts);
         } catch (error) {
-          // A hook must never break the session: valid JSON on stdout, the reason on stderr, exit 1
-          // (a non-blocking error for Claude Code).
+          // A hook must never break the session: valid JSON on stdout, the reason on stderr, and
+          // exit 1, a non-blocking error. Exit 2 would erase the user's prompt on UserPromptSubmit.
           io.stdout('{}\n');
-          throw error;
+          io.stderr(`engram: ${error instanceof Error ? error.message : String(error)}\n`);
+          throw new CliExit(1);
         }
         io.stdout(`${JSON.stringify(output)}\n`);
       });
