@@ -3,16 +3,14 @@
  * All mutable state lives in the instance returned by `createExtractor`, so two extractors (two
  * sessions, or tests) in one process never interfere.
  */
-import { realpathSync } from 'node:fs';
 import { mkdir, realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createFileTools } from '../llm/file-tools.js';
 import { runForkedAgent } from '../llm/forked-agent.js';
-import { directorySandbox } from '../llm/sandbox.js';
-import type { CanUseTool } from '../llm/types.js';
 import { formatManifest } from '../memdir/manifest.js';
 import { scanMemories } from '../memdir/scan.js';
 import { EngramError, isEngramError } from '../util/errors.js';
+import { forkSandbox, localDate, realpathOrSelf, snapshot } from './fork-setup.js';
 import type { WritePathContext } from './memory-writes.js';
 import {
   DEFAULT_EXTRACTION_EVERY_N_TURNS,
@@ -38,39 +36,6 @@ export const DEFAULT_EXTRACTION_DRAIN_MS = 60_000;
 
 type RunDecision = Extract<ExtractionDecision, { kind: 'run' }>;
 type SkipDecision = Exclude<ExtractionDecision, RunDecision>;
-
-function localDate(date: Date): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
-}
-
-/**
- * Hosts keep appending to their message array while the run is in the background; the fork must
- * see the conversation as it was at the trigger, ending with the reply that completed the turn.
- */
-function snapshot(context: ExtractionContext): ExtractionContext {
-  return { ...context, tools: [...context.tools], messages: [...context.messages] };
-}
-
-function realpathOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path; // not created yet
-  }
-}
-
-/**
- * Read anything, write only inside the memory directory. With the host's own tools, relative
- * paths are judged from the host's cwd (where its executors resolve them, so the check and the
- * write agree), except the memory tool's `/memories/...`, which always maps onto the directory.
- */
-function forkSandbox(memoryDir: string, hostCwd: string | undefined): CanUseTool {
-  const inMemoryDir = directorySandbox(memoryDir);
-  if (hostCwd === undefined) return inMemoryDir;
-  const fromHostCwd = directorySandbox(memoryDir, { cwd: hostCwd });
-  return (name, input) => (name === 'memory' ? inMemoryDir(name, input) : fromHostCwd(name, input));
-}
 
 /** Create an extractor for one memory directory and one conversation. */
 export function createExtractor(options: ExtractorOptions): Extractor {

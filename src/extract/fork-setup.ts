@@ -1,0 +1,39 @@
+/** Small pieces of setting up a fork, kept apart so the extractor's state machine stays readable. */
+import { realpathSync } from 'node:fs';
+import { directorySandbox } from '../llm/sandbox.js';
+import type { CanUseTool } from '../llm/types.js';
+import type { ExtractionContext } from './types.js';
+
+/** YYYY-MM-DD in local time: users say "Thursday" in their own time zone. */
+export function localDate(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+}
+
+/**
+ * Hosts keep appending to their message array while the run is in the background; the fork must
+ * see the conversation as it was at the trigger, ending with the reply that completed the turn.
+ */
+export function snapshot(context: ExtractionContext): ExtractionContext {
+  return { ...context, tools: [...context.tools], messages: [...context.messages] };
+}
+
+export function realpathOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path; // not created yet
+  }
+}
+
+/**
+ * Read anything, write only inside the memory directory. With the host's own tools, relative
+ * paths are judged from the host's cwd (where its executors resolve them, so the check and the
+ * write agree), except the memory tool's `/memories/...`, which always maps onto the directory.
+ */
+export function forkSandbox(memoryDir: string, hostCwd: string | undefined): CanUseTool {
+  const inMemoryDir = directorySandbox(memoryDir);
+  if (hostCwd === undefined) return inMemoryDir;
+  const fromHostCwd = directorySandbox(memoryDir, { cwd: hostCwd });
+  return (name, input) => (name === 'memory' ? inMemoryDir(name, input) : fromHostCwd(name, input));
+}
