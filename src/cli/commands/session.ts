@@ -46,6 +46,8 @@ function compactionJson(c: SessionCompaction, read: TranscriptReadResult) {
     sessionId: c.sessionId,
     method: c.method,
     why: c.why,
+    // Same text as `why`, under the name the other engram commands use.
+    reason: c.why,
     totalMessages: read.messages.length,
     kept: { ...c.kept, end: c.kept.count ? read.messages.length - 1 : null },
     removed: c.removed,
