@@ -223,6 +223,21 @@ describe('the fork request', () => {
     expect(prompt).toMatch(/\[project\] use-npm\.md \([^)]+\) \[revoked\]/);
     expect(prompt).toContain('last ~2 messages');
   });
+
+  it('on the OpenAI API, the main request messages (system included) open the fork request unchanged', async () => {
+    const model = scriptedModel(server, 'openai');
+    const messages = [user('u1', 'Please rename the helper to parseConfig.')];
+    server.push({ text: 'Renamed.' });
+    const reply = await model.generate({ system: SYSTEM, tools: FILE_TOOL_DEFINITIONS, messages });
+    const ex = extractor({ model });
+    server.push({ text: 'Nothing worth saving.' });
+    ex.onTurnEnd(context([...messages, { ...reply.message, id: 'a1' }]));
+    await ex.drain(5000);
+    const [main, fork] = server.requests;
+    const shared = JSON.stringify(main?.body.messages).slice(0, -1); // without the closing ]
+    expect(fork?.rawBody).toContain(`"messages":${shared},`);
+    expect(fork?.rawBody).toContain(JSON.stringify(main?.body.tools));
+  });
 });
 
 describe('sandbox and saving', () => {
