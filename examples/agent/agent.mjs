@@ -101,7 +101,8 @@ async function main() {
   });
   const client = new Anthropic();
   const memoryTool = betaMemoryTool(createMemoryToolHandlers({ memoryDir: memory.memoryDir }));
-  const system = await memory.systemPrompt();
+  // The guidance names the directory on disk; the memory tool shows the same folder as /memories.
+  const system = `${await memory.systemPrompt()}\nYour \`memory\` tool works on this same directory: its /memories folder is ${memory.memoryDir}.\n`;
   const history =
     values.session && existsSync(values.session)
       ? JSON.parse(await readFile(values.session, 'utf8')).messages
