@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { findSelfReferences, measureNotes, truncateNotesForCompaction } from './notes-checks.js';
 import {
@@ -199,5 +200,47 @@ describe('findSelfReferences', () => {
   it('ignores the template lines themselves', () => {
     const lines = sections.flatMap((s) => [`# ${s.title}`, `_${s.description}_`]);
     expect(findSelfReferences(template, lines)).toEqual([]);
+  });
+});
+
+describe('restoreNotesStructure: property', () => {
+  it('any mix of deleted, renamed or added headers and deleted italic lines: structure back, no content lost', () => {
+    const contentLine = fc.stringMatching(/^[a-z][a-z0-9 ./:-]{0,30}$/).map((s) => `- ${s}`);
+    const damage = fc.oneof(
+      fc.record({ kind: fc.constant('delete-header' as const), at: fc.nat(9) }),
+      fc.record({ kind: fc.constant('rename-header' as const), at: fc.nat(9) }),
+      fc.record({ kind: fc.constant('delete-description' as const), at: fc.nat(9) }),
+      fc.record({ kind: fc.constant('add-header' as const), at: fc.nat(9) }),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(contentLine, { maxLength: 3 }), { minLength: 10, maxLength: 10 }),
+        fc.array(damage, { maxLength: 4 }),
+        (bodies, damages) => {
+          const lines = sections.flatMap((s, i) => [
+            `# ${s.title}`,
+            `_${s.description}_`,
+            ...bodies[i]!,
+            '',
+          ]);
+          for (const d of damages) {
+            const title = `# ${sections[d.at]!.title}`;
+            const h = lines.indexOf(title);
+            if (h < 0) continue;
+            if (d.kind === 'delete-header') lines.splice(h, 1);
+            if (d.kind === 'rename-header') lines[h] = `# Renamed ${d.at}`;
+            if (d.kind === 'delete-description' && lines[h + 1]?.startsWith('_'))
+              lines.splice(h + 1, 1);
+            if (d.kind === 'add-header') lines.splice(h + 2, 0, `# Extra ${d.at}`);
+          }
+          const { text } = restoreNotesStructure(lines.join('\n'), sections);
+          expect(parseTemplate(text)).toEqual(sections);
+          for (const line of bodies.flat()) expect(text).toContain(line);
+          // A second pass finds nothing left to repair.
+          expect(restoreNotesStructure(text, sections).repairs).toEqual([]);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
