@@ -13,13 +13,10 @@ import {
   resolveMemoryDir,
 } from '../memdir/index.js';
 import { type RecallHandle, type RecallResult, startRecall } from '../recall/index.js';
-import {
-  compactSession,
-  type NotesUpdateOutcome,
-  type SessionCompaction,
-  sessionMemoryRoot,
-  updateSessionNotes,
-} from '../session/index.js';
+import type { SessionCompaction } from '../session/compact-session.js';
+import { createSessionNotes } from '../session/session-notes.js';
+import { sessionMemoryRoot } from '../session/session-store.js';
+import type { NotesUpdateOutcome } from '../session/update-notes.js';
 import { indexPromptSection } from './prompts.js';
 
 export interface OpenMemoryOptions {
@@ -137,10 +134,17 @@ export async function openMemory(options: OpenMemoryOptions): Promise<Memory> {
       })
     : undefined;
 
+  // Without a model (or with notes off) it writes no notes, and compaction falls back to truncation.
+  const notes = createSessionNotes({
+    environment,
+    sessionId,
+    ...(enabled(options.sessionNotes) ? { model: model! } : {}),
+    onUpdate: (outcome) => emit({ kind: 'notes', outcome }),
+  });
+
   let prompt: Promise<string> | undefined;
   let recall: RecallHandle | undefined;
   const background = new Set<Promise<unknown>>();
-  let notesRunning = false;
   let closed = false;
 
   const track = (where: string, work: Promise<unknown>) => {
@@ -200,23 +204,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<Memory> {
         const system = await memory.systemPrompt();
         const prefix = prefixOf(conversation, system);
         extractor?.onTurnEnd(prefix);
-        if (enabled(options.sessionNotes) && !notesRunning) {
-          notesRunning = true;
-          track(
-            'session notes',
-            updateSessionNotes({
-              environment,
-              sessionId,
-              model: model!,
-              prefix,
-              now: () => now().getTime(),
-            })
-              .then((outcome) => emit({ kind: 'notes', outcome }))
-              .finally(() => {
-                notesRunning = false;
-              }),
-          );
-        }
+        notes.onTurnEnd(prefix);
         if (dreamer) {
           track(
             'consolidation',
@@ -229,14 +217,12 @@ export async function openMemory(options: OpenMemoryOptions): Promise<Memory> {
       track('after turn', run());
     },
     async compact(history) {
+      // The summary fallback needs a model even when background notes are off.
       const system = await memory.systemPrompt();
-      return compactSession({
-        environment,
-        sessionId,
-        messages: history,
-        system,
-        ...(model ? { model } : {}),
-      });
+      if (model !== undefined && !enabled(options.sessionNotes)) {
+        return createSessionNotes({ environment, sessionId, model }).compact(history, { system });
+      }
+      return notes.compact(history, { system });
     },
     async close(closeOptions = {}) {
       closed = true;
@@ -254,6 +240,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<Memory> {
         const idle = await extractor.drain(Math.max(0, deadline - Date.now()));
         if (!idle) extractor.abort();
       }
+      await notes.drain(Math.max(0, deadline - Date.now()));
     },
   };
   return memory;

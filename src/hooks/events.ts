@@ -5,7 +5,8 @@
 import type { LanguageModel } from '../llm/types.js';
 import { type EngramEnvironment, loadIndex, memoryGuidance } from '../memdir/index.js';
 import { recall } from '../recall/index.js';
-import { readSessionNotes, updateSessionNotes } from '../session/index.js';
+import { readSessionNotes } from '../session/read-notes.js';
+import { updateSessionNotes } from '../session/update-notes.js';
 import { isEngramError } from '../util/errors.js';
 import type { HookInput } from './input.js';
 import {

@@ -10,7 +10,7 @@ import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import { estimateMessagesTokens } from '../llm/tokens.js';
 import type { Message } from '../llm/types.js';
 import { engramHome } from '../memdir/settings.js';
-import { checkSessionId } from '../session/index.js';
+import { checkSessionId } from '../session/session-store.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errnoCode } from '../util/errors.js';
 import { withFileLock } from '../util/file-lock.js';
