@@ -1,4 +1,5 @@
-import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { utimesSync, writeFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MEMORY_TYPES } from '../memdir/types.js';
 
@@ -51,7 +52,8 @@ export function generateMemories(count: number, nowMs: number, seed = 42): Gener
     return {
       file: `memory-${String(i).padStart(5, '0')}.md`,
       type: MEMORY_TYPES[i % MEMORY_TYPES.length]!,
-      description: `${words(8 + Math.floor(rand() * 7))}`,
+      // About one memory in a hundred is about kubelet evictions: a topic a query can single out.
+      description: `${words(8 + Math.floor(rand() * 7))}${i % 97 === 3 ? ' kubelet eviction' : ''}`,
       body: `${body}\n**Why:** ${words(8)}.\n**How to apply:** ${words(8)}.\n`,
       mtimeMs: nowMs - Math.floor(rand() * 180 * DAY_MS),
     };
@@ -66,15 +68,12 @@ export function memoryFileText(m: GeneratedMemory): string {
 export async function writeBenchDirectory(dir: string, memories: readonly GeneratedMemory[]) {
   const memoryDir = join(dir, 'memory');
   await mkdir(memoryDir, { recursive: true });
-  const batch = 256;
-  for (let i = 0; i < memories.length; i += batch) {
-    await Promise.all(
-      memories.slice(i, i + batch).map(async (m) => {
-        const path = join(memoryDir, m.file);
-        await writeFile(path, memoryFileText(m));
-        await utimes(path, m.mtimeMs / 1000, m.mtimeMs / 1000);
-      }),
-    );
+  // Synchronous on purpose: setting up 10,000 small files is several times faster this way, and
+  // nothing else runs while the bench prepares.
+  for (const m of memories) {
+    const path = join(memoryDir, m.file);
+    writeFileSync(path, memoryFileText(m));
+    utimesSync(path, m.mtimeMs / 1000, m.mtimeMs / 1000);
   }
   // One entity per memory, observations = description and body: the same text, in its format.
   const graphPath = join(dir, 'graph.jsonl');

@@ -1,8 +1,10 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { isRecallable } from '../recall/candidates.js';
 import { scanHeaders } from '../recall/header-scan.js';
 import { rankOffline } from '../recall/offline-ranker.js';
+import { offlineRankerFor } from '../recall/ranker-cache.js';
 import { recall } from '../recall/recall.js';
 
 const FLOOR_HEAD_BYTES = 4096;
@@ -30,14 +32,24 @@ export async function filesystemFloor(dir: string): Promise<number> {
   return bytes;
 }
 
-/** engram's recall scan of every file (see header-scan.ts) plus the offline ranker over them. */
-export async function scanAndRank(dir: string, query: string, nowMs: number): Promise<number> {
-  const scan = await scanHeaders(dir);
-  const active = scan.memories.filter((m) => m.status === 'active' && m.description !== undefined);
-  return rankOffline(query, active, { nowMs }).length;
+/** engram's recall scan alone (see header-scan.ts). */
+export async function scanOnly(dir: string): Promise<number> {
+  return (await scanHeaders(dir)).memories.length;
 }
 
-/** The whole offline read path: candidates, ranking, reading the chosen files, rendering. */
+/** Scan, then rank with an index built from scratch: a one-shot process (the CLI). */
+export async function scanAndRankCold(dir: string, query: string, nowMs: number): Promise<number> {
+  const scan = await scanHeaders(dir);
+  return rankOffline(query, scan.memories.filter(isRecallable), { nowMs }).length;
+}
+
+/** Scan, then rank with the index a long-lived host kept from its previous turn. */
+export async function scanAndRankWarm(dir: string, query: string, nowMs: number): Promise<number> {
+  const scan = await scanHeaders(dir);
+  return offlineRankerFor(scan.memories.filter(isRecallable)).rank(query, { nowMs }).length;
+}
+
+/** The whole offline read path in a host (warm index): candidates, ranking, reading, rendering. */
 export async function offlineRecall(dir: string, query: string, nowMs: number): Promise<number> {
   return (await recall({ dir, query, now: nowMs })).selected.length;
 }

@@ -1,7 +1,8 @@
 import { MAX_SCANNED_FILES } from '../memdir/constants.js';
 import type { MemoryHeader } from '../memdir/types.js';
 import { scanHeaders } from './header-scan.js';
-import { rankOffline } from './offline-ranker.js';
+import type { OfflineRanker } from './offline-ranker.js';
+import { offlineRankerFor } from './ranker-cache.js';
 
 export interface CandidateOptions {
   query: string;
@@ -19,6 +20,11 @@ export interface CandidateSet {
   /** True when the directory held more than `cap` and the offline ranker chose the `cap` best. */
   prefiltered: boolean;
   surfacedExcluded: number;
+  /**
+   * The offline ranker over every recallable memory, surfaced ones included: its statistics stay
+   * the same from turn to turn (so does its cached index); callers filter its output.
+   */
+  ranker: OfflineRanker;
 }
 
 /** Revoked memories are never recalled; one without a description cannot be judged. Pure. */
@@ -28,41 +34,40 @@ export function isRecallable(m: MemoryHeader): boolean {
 
 /**
  * The memories recall may choose from. Up to `cap` files this is the newest-first scan. Beyond
- * it, instead of silently dropping the oldest, the whole directory is scanned and the offline
- * ranker keeps the `cap` most related to the query, and the result says so. Already surfaced
- * memories are removed first, so they never crowd out fresh ones.
+ * it, instead of silently dropping the oldest, the offline ranker keeps the `cap` most related
+ * to the query, and the result says so. Already surfaced memories are removed first, so they
+ * never crowd out fresh ones.
  */
 export async function loadCandidates(
   dir: string,
   options: CandidateOptions,
 ): Promise<CandidateSet> {
   const cap = options.cap ?? MAX_SCANNED_FILES;
-  // Read every header: up to the cap this is the newest-first scan; past it the prefilter needs
-  // them all anyway, and one pass beats scanning the newest and then everything again.
+  // Every header in one pass: up to the cap this is the newest-first scan; past it the prefilter
+  // needs them all anyway.
   const scan = await scanHeaders(dir);
+  const recallable = scan.memories.filter(isRecallable);
+  const ranker = offlineRankerFor(recallable);
   const prefiltered = scan.total > cap;
   let surfacedExcluded = 0;
-  const eligible = scan.memories.filter((m) => {
-    if (!isRecallable(m)) return false;
-    if (options.isSurfaced(m)) {
-      surfacedExcluded++;
-      return false;
-    }
-    return true;
+  const eligible = recallable.filter((m) => {
+    if (!options.isSurfaced(m)) return true;
+    surfacedExcluded++;
+    return false;
   });
-  if (!prefiltered || eligible.length <= cap) {
-    return { candidates: eligible, total: scan.total, prefiltered, surfacedExcluded };
-  }
-  const best = rankOffline(options.query, eligible, {
+  const base = { total: scan.total, prefiltered, surfacedExcluded, ranker };
+  if (!prefiltered || eligible.length <= cap) return { candidates: eligible, ...base };
+  const byFile = new Map(eligible.map((m) => [m.file, m]));
+  const best: MemoryHeader[] = [];
+  const all = ranker.rank(options.query, {
     nowMs: options.nowMs,
-    limit: cap,
+    limit: Number.POSITIVE_INFINITY,
     requireOverlap: false,
   });
-  const byFile = new Map(eligible.map((m) => [m.file, m]));
-  return {
-    candidates: best.map((r) => byFile.get(r.file)!),
-    total: scan.total,
-    prefiltered,
-    surfacedExcluded,
-  };
+  for (const r of all) {
+    const m = byFile.get(r.file);
+    if (m) best.push(m);
+    if (best.length === cap) break;
+  }
+  return { candidates: best, ...base };
 }

@@ -4,6 +4,7 @@ export * from './metrics.js';
 export * from './offline-ranker.js';
 export * from './prefetch.js';
 export * from './prompts.js';
+export * from './ranker-cache.js';
 export * from './recall.js';
 export * from './recent-tools.js';
 export * from './selector.js';

@@ -9,14 +9,14 @@ import { memoryAgeDays } from '../memdir/freshness.js';
 import { readMemory } from '../memdir/memory-file.js';
 import type { MemoryHeader, MemoryTypeOrUnknown } from '../memdir/types.js';
 import { EngramError, isEngramError } from '../util/errors.js';
-import { loadCandidates } from './candidates.js';
+import { type CandidateSet, loadCandidates } from './candidates.js';
 import {
   appendRecallMetrics,
   DEFAULT_STALE_AFTER_DAYS,
   type RecallShape,
   type RecallSkip,
 } from './metrics.js';
-import { MAX_RECALLED, rankOffline } from './offline-ranker.js';
+import { MAX_RECALLED } from './offline-ranker.js';
 import { successfulToolsSinceLastTurn } from './recent-tools.js';
 import { selectWithModel } from './selector.js';
 
@@ -134,7 +134,7 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
     );
   }
 
-  const chosen = await choose(options, set.candidates, nowMs, shape, notes);
+  const chosen = await choose(options, set, nowMs, shape, notes);
   throwIfAborted(options.signal);
   const byFile = new Map(set.candidates.map((m) => [m.file, m]));
   const headers = chosen.map((f) => byFile.get(f)!).slice(0, limits.maxPerTurn);
@@ -177,13 +177,20 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
 
 async function choose(
   options: RecallOptions,
-  candidates: readonly MemoryHeader[],
+  set: CandidateSet,
   nowMs: number,
   shape: RecallShape,
   notes: string[],
 ): Promise<string[]> {
-  const offline = () =>
-    rankOffline(options.query, candidates, { nowMs, limit: MAX_RECALLED }).map((r) => r.file);
+  const { candidates } = set;
+  const offline = () => {
+    const allowed = new Set(candidates.map((c) => c.file));
+    return set.ranker
+      .rank(options.query, { nowMs, limit: Number.POSITIVE_INFINITY })
+      .filter((r) => allowed.has(r.file))
+      .slice(0, MAX_RECALLED)
+      .map((r) => r.file);
+  };
   if (!options.model) return offline();
   shape.selector = 'model';
   shape.model = options.model.modelId;
