@@ -73,6 +73,8 @@ export interface DryRunReport {
   gates: GateDecision[];
   sessions: SessionRef[];
   lastConsolidatedAt: number;
+  /** A run also needs a model; the gates above are evaluated as if one were configured. */
+  modelConfigured: boolean;
 }
 
 export interface Dreamer {
@@ -93,11 +95,13 @@ export function createDreamer(options: DreamerOptions): Dreamer {
   const alive = options.isProcessAlive ?? isProcessAlive;
   let lastScanAtMs: number | undefined;
 
-  const enabledGate = (): GateDecision => {
-    const decision = checkEnabledGate({
+  const settingsGate = () =>
+    checkEnabledGate({
       memoryEnabled: options.memoryEnabled ?? true,
       dreamEnabled: options.dreamEnabled ?? true,
     });
+  const enabledGate = (): GateDecision => {
+    const decision = settingsGate();
     if (decision.kind === 'pass' && !options.model)
       return {
         kind: 'stop',
@@ -220,7 +224,9 @@ export function createDreamer(options: DreamerOptions): Dreamer {
       gates.push(d);
       ctx.onGate?.(d);
     };
-    record(enabledGate());
+    // A dry run reports the model separately, so the gates it shows are the ones that would
+    // decide once a model is configured.
+    record(settingsGate());
     const lastAt = await readLastConsolidatedAt(options.memoryDir);
     record(
       ctx.force
@@ -258,6 +264,7 @@ export function createDreamer(options: DreamerOptions): Dreamer {
       gates,
       sessions,
       lastConsolidatedAt: lastAt,
+      modelConfigured: options.model !== undefined,
     };
   }
 

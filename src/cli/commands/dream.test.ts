@@ -56,16 +56,49 @@ describe('engram dream', () => {
     expect(r.stderr).toMatch(/--dry-run/);
   });
 
-  it('--dry-run works without a model and names the gate that stops it', async () => {
+  it('--dry-run works without a model: the gates as they would decide, and what is missing', async () => {
     const { memoryDir, transcripts } = setup(6);
-    const r = await runCaptured(
-      ['dream', '--dry-run', '--dir', memoryDir, '--transcripts', transcripts],
-      testIo(),
-    );
+    const args = ['dream', '--dry-run', '--dir', memoryDir, '--transcripts', transcripts];
+    let r = await runCaptured(args, testIo());
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/Would stop at the enabled gate: no model is configured/);
     expect(r.stdout).toMatch(/pass {2}sessions: 6 sessions since the last consolidation/);
-    expect(r.stdout).toMatch(/model: not configured/);
+    expect(r.stdout).toMatch(/Every gate passes, but a run needs a model/);
+    expect(r.stdout).toMatch(/model: not configured.*ANTHROPIC_API_KEY/);
+    r = await runCaptured([...args, '--json'], testIo());
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      wouldRun: false,
+      stoppedAt: null,
+      reason: expect.stringMatching(/ANTHROPIC_API_KEY/),
+      model: { configured: false },
+    });
+    setLock(memoryDir, '', 2 * HOUR);
+    r = await runCaptured(args, testIo());
+    expect(r.stdout).toMatch(/Would stop at the time gate: 2\.0 h since the last consolidation/);
+  });
+
+  it("by default counts Claude Code's transcripts for the project and engram's session records", async () => {
+    const { root, memoryDir } = setup(0);
+    const io = testIo({ cwd: root });
+    const claude = join(io.homedir, '.claude', 'projects', root.replace(/[^a-zA-Z0-9]/g, '-'));
+    mkdirSync(claude, { recursive: true });
+    for (const id of ['a', 'b', 'c']) writeFileSync(join(claude, `${id}.jsonl`), '{}\n');
+    for (const id of ['c', 'd', 'e']) {
+      mkdirSync(join(io.homedir, '.engram', 'session-memory', id), { recursive: true });
+      writeFileSync(join(io.homedir, '.engram', 'session-memory', id, 'notes.md'), '# notes\n');
+    }
+    const r = await runCaptured(['dream', '--dry-run', '--json', '--dir', memoryDir], io);
+    const ids = JSON.parse(r.stdout)
+      .sessions.map((s: { id: string }) => s.id)
+      .sort();
+    expect(ids).toEqual(['a', 'b', 'c', 'd', 'e']);
+    const excluding = await runCaptured(
+      ['dream', '--dry-run', '--json', '--dir', memoryDir, '--session', 'e'],
+      io,
+    );
+    expect(JSON.parse(excluding.stdout)).toMatchObject({
+      stoppedAt: 'sessions',
+      reason: '4 sessions since the last consolidation; needs 5',
+    });
   });
 
   it('--dry-run --json: which gate would stop it and why, without taking the lock or calling the model', async () => {

@@ -10,10 +10,12 @@ import {
   type GateDecision,
   type SessionLister,
   type SessionRef,
+  sessionFolderLister,
   transcriptDirectoryLister,
 } from '../../dream/index.js';
 import { resolveModel } from '../../llm/resolve-model.js';
 import { loadSettings, mergedSettings } from '../../memdir/index.js';
+import { sessionMemoryRoot } from '../../session/session-store.js';
 import { EngramError } from '../../util/errors.js';
 import {
   CliExit,
@@ -48,14 +50,21 @@ const sessionJson = (s: SessionRef) => ({
 const gateLine = (g: GateDecision) =>
   g.kind === 'pass' ? `${g.gate} gate passed: ${g.detail}` : `${g.gate} gate stops: ${g.reason}`;
 
-/** Claude Code keeps one transcript folder per launch directory: try the project root and cwd. */
+/**
+ * Claude Code's transcripts for this project (it keeps one folder per launch directory, so both
+ * the project root and cwd are tried), plus engram's own session records. The latter are kept per
+ * session, not per project, so they count sessions of every project on this machine.
+ */
 async function defaultSessionLister(io: CliIo, cwd: string, root: string): Promise<SessionLister> {
   const dirs = new Set<string>();
   for (const where of new Set([root, cwd])) {
     const dir = await claudeCodeTranscriptDir(where, io.env, io.homedir);
     if (dir) dirs.add(dir);
   }
-  return combineSessionListers(...[...dirs].map((d) => transcriptDirectoryLister(d)));
+  return combineSessionListers(
+    ...[...dirs].map((d) => transcriptDirectoryLister(d)),
+    sessionFolderLister(sessionMemoryRoot({ cwd, env: io.env, homedir: io.homedir })),
+  );
 }
 
 function parseMaxTurns(value: string | undefined): number | undefined {
@@ -172,9 +181,9 @@ function printDryRun(
     printJson(io, {
       memoryDir,
       dryRun: true,
-      wouldRun: report.stoppedAt === undefined,
+      wouldRun: report.stoppedAt === undefined && model.ok,
       stoppedAt: report.stoppedAt ?? null,
-      reason: report.reason ?? null,
+      reason: report.reason ?? (model.ok ? null : model.reason),
       gates: report.gates.map(gateJson),
       sessions: report.sessions.map(sessionJson),
       lastConsolidatedAt:
@@ -190,9 +199,11 @@ function printDryRun(
       `  ${g.kind === 'pass' ? 'pass' : 'STOP'}  ${g.gate}: ${g.kind === 'pass' ? g.detail : g.reason}`,
   );
   const verdict =
-    report.stoppedAt === undefined
-      ? `Would run: consolidate ${memoryDir} reviewing ${report.sessions.length} session(s).`
-      : `Would stop at the ${report.stoppedAt} gate: ${report.reason}.`;
+    report.stoppedAt !== undefined
+      ? `Would stop at the ${report.stoppedAt} gate: ${report.reason}.`
+      : model.ok
+        ? `Would run: consolidate ${memoryDir} reviewing ${report.sessions.length} session(s).`
+        : 'Every gate passes, but a run needs a model (see below).';
   io.stdout(
     `${lines.join('\n')}\n${verdict}\nmodel: ${model.ok ? model.description : `not configured. ${model.reason}`}\n`,
   );
