@@ -111,6 +111,23 @@ describe('engram hook <event> with real-shaped input', () => {
     expect(context.length).toBeLessThanOrEqual(HOOK_CONTEXT_MAX_CHARS);
   });
 
+  it('session-start after a compaction also carries the session notes', async () => {
+    const notesDir = join(root, '.engram', 'session-memory', SESSION);
+    await mkdir(notesDir, { recursive: true });
+    await writeFile(
+      join(notesDir, 'notes.md'),
+      '# Current state\nRefund tests half written; sandbox gateway creds in .env.test.\n',
+    );
+    const { json } = await hook('session-start', hookJson('SessionStart', { source: 'compact' }));
+    const context: string = json.hookSpecificOutput.additionalContext;
+    expect(context).toContain('# Session notes kept before compaction');
+    expect(context).toContain('Refund tests half written');
+    const startup = await hook('session-start', hookJson('SessionStart', { source: 'startup' }));
+    expect(startup.json.hookSpecificOutput.additionalContext).not.toContain(
+      'Refund tests half written',
+    );
+  });
+
   it('session-start stays under 10,000 characters with a huge index and says where the rest is', async () => {
     await mkdir(memoryDir, { recursive: true });
     const lines = Array.from(
