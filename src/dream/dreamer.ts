@@ -116,6 +116,19 @@ export function createDreamer(options: DreamerOptions): Dreamer {
     detail,
   });
 
+  const timeGate = (force: boolean | undefined, lastAt: number) =>
+    force
+      ? forced('time')
+      : checkTimeGate({ lastConsolidatedAtMs: lastAt, nowMs: now(), minHours: config.minHours });
+  const throttleGate = (force: boolean | undefined) =>
+    force
+      ? forced('throttle')
+      : checkScanThrottle({ lastScanAtMs, nowMs: now(), scanIntervalMs: config.scanIntervalMs });
+  const sessionGate = (force: boolean | undefined, sessions: SessionRef[]) =>
+    force
+      ? forced('sessions', `${sessions.length} sessions (gate skipped by --force)`)
+      : checkSessionGate({ sessions, minSessions: config.minSessions });
+
   type UpToLock =
     | { stop: GateDecision & { kind: 'stop' } }
     | { stop?: undefined; lastAt: number; sessions: SessionRef[] };
@@ -129,27 +142,14 @@ export function createDreamer(options: DreamerOptions): Dreamer {
     const enabled = record(enabledGate());
     if (enabled) return { stop: enabled };
     const lastAt = await readLastConsolidatedAt(options.memoryDir);
-    const time = record(
-      ctx.force
-        ? forced('time')
-        : checkTimeGate({ lastConsolidatedAtMs: lastAt, nowMs: now(), minHours: config.minHours }),
-    );
+    const time = record(timeGate(ctx.force, lastAt));
     if (time) return { stop: time };
-    const throttle = record(
-      ctx.force
-        ? forced('throttle')
-        : checkScanThrottle({ lastScanAtMs, nowMs: now(), scanIntervalMs: config.scanIntervalMs }),
-    );
+    const throttle = record(throttleGate(ctx.force));
     if (throttle) return { stop: throttle };
     lastScanAtMs = now();
     const listed = await options.sessions.listSessionsTouchedSince(lastAt);
     const sessions = sessionsToReview(listed, ctx.currentSessionId);
-    const gate = checkSessionGate({ sessions, minSessions: config.minSessions });
-    const stop = record(
-      ctx.force
-        ? forced('sessions', `${sessions.length} sessions (gate skipped by --force)`)
-        : gate,
-    );
+    const stop = record(sessionGate(ctx.force, sessions));
     return stop ? { stop } : { lastAt, sessions };
   }
 
@@ -228,26 +228,14 @@ export function createDreamer(options: DreamerOptions): Dreamer {
     // decide once a model is configured.
     record(settingsGate());
     const lastAt = await readLastConsolidatedAt(options.memoryDir);
-    record(
-      ctx.force
-        ? forced('time')
-        : checkTimeGate({ lastConsolidatedAtMs: lastAt, nowMs: now(), minHours: config.minHours }),
-    );
-    record(
-      ctx.force
-        ? forced('throttle')
-        : checkScanThrottle({ lastScanAtMs, nowMs: now(), scanIntervalMs: config.scanIntervalMs }),
-    );
+    record(timeGate(ctx.force, lastAt));
+    record(throttleGate(ctx.force));
+    // Scanned even past a stop (a report, not a turn), and not recorded for the throttle.
     const sessions = sessionsToReview(
       await options.sessions.listSessionsTouchedSince(lastAt),
       ctx.currentSessionId,
     );
-    const sessionGate = checkSessionGate({ sessions, minSessions: config.minSessions });
-    record(
-      ctx.force
-        ? forced('sessions', `${sessions.length} sessions (gate skipped by --force)`)
-        : sessionGate,
-    );
+    record(sessionGate(ctx.force, sessions));
     const state = await readLockState(options.memoryDir);
     record(
       decideLock({
