@@ -66,14 +66,25 @@ export interface OfflineRanker {
 
 const DAY_MS = 86_400_000;
 const RECENCY_BONUS = 0.5;
-// Name and description are what a memory is about; the body also carries detail and asides.
-const FIELD_WEIGHTS = { name: 1, description: 1, body: 0.5 } as const;
-const WORD_BM25 = { k1: 1.2, b: 0.75 };
-const GRAM_BM25 = { k1: 1.2, b: 0.4 };
-/** Share of the character-gram view in the blend (the word view counts 1). */
-const GRAM_SHARE = 0.4;
-/** Pseudo-relevance feedback: terms from the best few matches, each worth a fraction of a word. */
-const FEEDBACK = { docs: 3, terms: 10, weight: 0.2 } as const;
+
+/**
+ * Ranking constants, chosen on the LoCoMo dev conversations (docs/eval.md) and kept in one place
+ * so an evaluation can show what each one is worth.
+ */
+export const RANKER_TUNING = {
+  // Name and description are what a memory is about; the body also carries detail and asides.
+  fieldWeights: { name: 1, description: 1, body: 0.5 },
+  word: { k1: 0.9, b: 0.75 },
+  gram: { k1: 1.2, b: 0.4 },
+  /** Weight of a word pair ("road trip") relative to a single word. */
+  pairWeight: 0.5,
+  /** Share of the character-gram view in the blend (the word view counts 1). */
+  gramShare: 0.4,
+  /** Pseudo-relevance feedback: terms from the best few matches, each worth a fraction of a word. */
+  feedback: { docs: 3, terms: 10, weight: 0.2 },
+  /** Whether the concept thesaurus widens the query. */
+  concepts: true,
+};
 
 /** Smooth one-week decay: no memory jumps in or out of recall at a hard age boundary. */
 export function recencyOf(mtimeMs: number, nowMs: number): number {
@@ -105,14 +116,14 @@ export function createOfflineRanker(memories: readonly RankableMemory[]): Offlin
       const text = memory[field];
       if (!text) continue;
       const a = analyze(text);
-      words.push({ terms: [...a.terms, ...a.pairs], weight: FIELD_WEIGHTS[field] });
-      grams.push({ terms: charGrams(a.words), weight: FIELD_WEIGHTS[field] });
+      words.push({ terms: [...a.terms, ...a.pairs], weight: RANKER_TUNING.fieldWeights[field] });
+      grams.push({ terms: charGrams(a.words), weight: RANKER_TUNING.fieldWeights[field] });
     }
     wordDocs.push(words);
     gramDocs.push(grams);
   }
-  const wordIndex = buildBm25Index(wordDocs, WORD_BM25);
-  const gramIndex = buildBm25Index(gramDocs, GRAM_BM25);
+  const wordIndex = buildBm25Index(wordDocs, RANKER_TUNING.word);
+  const gramIndex = buildBm25Index(gramDocs, RANKER_TUNING.gram);
   const unit = singletonIdf(sorted.length);
   const n = sorted.length;
 
@@ -139,7 +150,7 @@ export function createOfflineRanker(memories: readonly RankableMemory[]): Offlin
         if (requireOverlap && overlap[d] === 0) continue;
         const blend =
           (maxWords > 0 ? words[d]! / maxWords : 0) +
-          (maxGrams > 0 ? (GRAM_SHARE * grams[d]!) / maxGrams : 0);
+          (maxGrams > 0 ? (RANKER_TUNING.gramShare * grams[d]!) / maxGrams : 0);
         const memory = sorted[d]!;
         const recency = recencyOf(memory.mtimeMs, options.nowMs);
         const score = blend * scale * (1 + RECENCY_BONUS * recency) * TYPE_WEIGHTS[memory.type];
@@ -159,12 +170,15 @@ function queryGroups(terms: readonly string[], pairs: readonly string[]): QueryG
   }
   for (const p of pairs) {
     const c = counts.get(p);
-    counts.set(p, { weight: (c?.weight ?? 0) + 1, isWord: c?.isWord ?? false });
+    counts.set(p, {
+      weight: (c?.weight ?? 0) + RANKER_TUNING.pairWeight,
+      isWord: c?.isWord ?? false,
+    });
   }
   const groups: QueryGroup[] = [];
   for (const [term, { weight, isWord }] of counts) {
     const alternatives = new Map<string, number>([[term, 1]]);
-    if (isWord) {
+    if (isWord && RANKER_TUNING.concepts) {
       for (const [related, w] of relatedTerms(term)) {
         if (!counts.has(related)) alternatives.set(related, w);
       }
@@ -210,10 +224,7 @@ function feedbackGroups(
   scores: Float64Array,
   queryTerms: ReadonlySet<string>,
 ): QueryGroup[] {
-  const top = [...scores.keys()]
-    .filter((d) => scores[d]! > 0)
-    .sort((a, b) => scores[b]! - scores[a]! || a - b)
-    .slice(0, FEEDBACK.docs);
+  const top = topDocuments(scores, RANKER_TUNING.feedback.docs);
   const candidates = new Map<string, number>();
   for (const d of top) {
     const length = index.lengthOf(d) || 1;
@@ -224,13 +235,29 @@ function feedbackGroups(
   }
   const chosen = [...candidates]
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
-    .slice(0, FEEDBACK.terms);
+    .slice(0, RANKER_TUNING.feedback.terms);
   const max = chosen[0]?.[1] ?? 1;
   return chosen.map(([term, w]) => ({
-    weight: (FEEDBACK.weight * w) / max,
+    weight: (RANKER_TUNING.feedback.weight * w) / max,
     alternatives: new Map([[term, 1]]),
     counts: false,
   }));
+}
+
+/** Indices of the `k` best positive scores, best first, ties by index (no full sort). */
+function topDocuments(scores: Float64Array, k: number): number[] {
+  const top: number[] = [];
+  for (let d = 0; d < scores.length; d++) {
+    const v = scores[d]!;
+    if (v <= 0) continue;
+    let i = top.length;
+    while (i > 0 && scores[top[i - 1]!]! < v) i--;
+    if (i < k) {
+      top.splice(i, 0, d);
+      if (top.length > k) top.pop();
+    }
+  }
+  return top;
 }
 
 function scoreTerms(index: Bm25Index, terms: readonly string[]): Float64Array {

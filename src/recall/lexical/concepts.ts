@@ -62,6 +62,26 @@ wedding: marriage married
 adopt: adoption foster
 country: nation abroad
 city: town
+like: love enjoy fond favorite adore
+start: begin launch open
+create: make build design craft
+achievement: accomplishment milestone award prize trophy success
+challenge: struggle difficulty setback obstacle hardship
+goal: dream aspiration ambition plan
+competition: tournament contest championship race match
+clothes: clothing fashion outfit dress shirt shoes jacket
+jewelry: necklace ring bracelet earrings
+plant: garden flower flowers tree gardening
+drink: coffee tea wine beer juice
+dessert: cake cookie cookies pie ice cream chocolate
+season: summer winter spring autumn
+celebrate: celebration party holiday christmas thanksgiving easter halloween birthday
+phone: smartphone computer laptop tablet
+social: instagram facebook twitter tiktok youtube
+therapy: counseling therapist counselor psychologist
+mindfulness: meditation meditate yoga
+feel: feeling emotion emotional mood
+place: location spot venue
 bug: error defect issue failure crash
 test: testing spec
 deploy: deployment release ship rollout publish
@@ -74,7 +94,7 @@ function: method
 `;
 
 /** Weight of a related term relative to the query word itself. */
-export const CONCEPT_WEIGHTS = { narrower: 0.7, broader: 0.7, sibling: 0.5 } as const;
+export const CONCEPT_WEIGHTS = { narrower: 0.7, broader: 0.7, sibling: 0.7 };
 
 export function conceptStem(word: string): string {
   return porterStem(IRREGULAR_FORMS.get(word) ?? word);
