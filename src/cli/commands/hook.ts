@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -118,6 +118,7 @@ async function detachStop(
     stdio: ['ignore', log, log],
   });
   child.unref();
+  closeSync(log); // the child has its own copy of the descriptor
   return true;
 }
 
