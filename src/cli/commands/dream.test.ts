@@ -173,7 +173,9 @@ describe('engram dream', () => {
     // Now the time gate is closed: not due, which is not an error.
     const again = await runCaptured(['dream', ...args], io);
     expect(again.code).toBe(0);
-    expect(again.stdout).toMatch(/Not consolidating: the time gate stops it/);
+    expect(again.stdout).toMatch(
+      /^Not consolidating \(time gate\): 0\.0 h since the last consolidation/,
+    );
   });
 
   it('--json on a failed run: rolled back, exit 1', async () => {

@@ -244,7 +244,7 @@ function printOutcome(
     return;
   }
   if (outcome.kind === 'stopped') {
-    io.stdout(`Not consolidating: the ${outcome.gate} gate stops it (${outcome.reason}).\n`);
+    io.stdout(`Not consolidating (${outcome.gate} gate): ${outcome.reason}.\n`);
     return;
   }
   if (outcome.kind === 'error') {
@@ -260,7 +260,7 @@ function printOutcome(
   const files = p.filesTouched.map((f) => `  ${f}\n`).join('');
   const inv = run.invariants;
   const check = inv.ok
-    ? `Directory check: OK (${inv.memoriesAfter} memories, ${inv.indexEntriesAfter} index lines${inv.longIndexLines ? `, ${inv.longIndexLines} index line(s) over 150 characters` : ''}).\n`
+    ? `Directory check: OK (${inv.memoriesAfter} memories, ${inv.indexEntriesAfter} index lines${inv.resolved.length ? `; fixed ${inv.resolved.length} problem(s) found before the pass` : ''}${inv.longIndexLines ? `; ${inv.longIndexLines} index line(s) over 150 characters` : ''}).\n`
     : `Directory check found problems this pass left:\n${inv.violations.map((v) => `  ${v.kind}: ${v.message}\n`).join('')}Fix them, or run \`engram index --rebuild\` for index problems.\n`;
   const summary = run.finalText.trim() ? `${run.finalText.trim()}\n` : '';
   io.stdout(`${head}\n${files}${check}${summary}`);
