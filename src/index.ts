@@ -5,9 +5,11 @@
 export * from './dream/index.js';
 export * from './extract/index.js';
 export * from './facade/index.js';
+export * from './inject/index.js';
 export * from './instructions/index.js';
 export * from './llm/index.js';
 export * from './memdir/index.js';
 export * from './memory-tool/index.js';
+export * from './recall/index.js';
 export * from './session/index.js';
 export { EngramError, type EngramErrorCode, isEngramError } from './util/errors.js';
