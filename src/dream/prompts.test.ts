@@ -84,6 +84,11 @@ describe('dream prompt', () => {
       manifest: '- [project] old.md (2026-01-01T00:00:00.000Z) [revoked]: old deploy',
     });
     expect(withManifest).toMatch(/Memories on disk now[^\n]*\n- \[project\] old\.md .*\[revoked\]/);
+    expect(withManifest).not.toMatch(/not listed here/);
+    const capped = buildDreamPrompt({ ...options, manifest: '- [user] a.md', manifestOmitted: 12 });
+    expect(capped).toMatch(
+      /- \[user\] a\.md\n\(12 older memories are not listed here; list the directory/,
+    );
   });
 
   it('the refusal for non-memory writes names the path and what is allowed', () => {

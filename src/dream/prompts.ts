@@ -31,6 +31,8 @@ export interface DreamPromptOptions {
   now: Date;
   /** The manifest of memories (one line each, revoked ones marked), if the caller has it. */
   manifest?: string;
+  /** Older memories the manifest leaves out (the scan keeps the newest 200). */
+  manifestOmitted?: number;
 }
 
 function rulesSection(memoryDir: string): string {
@@ -55,7 +57,7 @@ function consolidateSection(today: string): string {
   return `${DREAM_PROMPT_HEADINGS.consolidate}
 - Merge new signal into the existing file on that subject instead of creating a new one. When two files say the same thing, keep the better one, move anything the other adds into it, and revoke the other with \`superseded_by\` pointing at the one you kept.
 - Rewrite relative dates as absolute ones ("yesterday", "next Friday" → a date; today is ${today}), so the memory still reads true later.
-- When a memory is wrong, fix it at its source: rewrite it if the rule still holds on different grounds, or revoke it if it no longer holds. Never add a correction beside a wrong memory; two files that disagree are worse than one.
+- When a memory is wrong, fix it at its source: rewrite it if the rule still holds on different grounds, or revoke it if it no longer holds. Never add a correction beside a wrong memory; two files that disagree are worse than one. A memory that checks out stays as it is.
 - To revoke a memory, edit its frontmatter to add \`status: revoked\`, \`revoked: ${today}\`, \`reason: <one line saying why>\` and, when another file replaces it, \`superseded_by: <file.md>\`; then remove its line from ${INDEX_FILE}. Keep its body as the record of what was believed.
 - Keep every memory's frontmatter complete and valid YAML: \`name\`, a one-line \`description\` (in double quotes when it contains a colon), and \`type\` (user, feedback, project or reference). A file whose frontmatter does not parse cannot be recalled.`;
 }
@@ -78,13 +80,19 @@ ${lines.length > 0 ? lines.join('\n') : '- (none listed; work from the memory di
 const FINISH = `${DREAM_PROMPT_HEADINGS.finish}
 When the directory is consistent, reply in a few lines: what you merged, revoked, re-dated and re-indexed. If nothing needed changing, say so; an unchanged directory is a fine result.`;
 
+function omitted(n: number | undefined): string {
+  return n
+    ? `\n(${n} older memor${n === 1 ? 'y is' : 'ies are'} not listed here; list the directory to see them.)`
+    : '';
+}
+
 /** The prompt for one consolidation pass. Deterministic: same input, same bytes. */
 export function buildDreamPrompt(options: DreamPromptOptions): string {
   const today = options.now.toISOString().slice(0, 10);
   const intro = `${DREAM_PROMPT_HEADINGS.intro}
 This is a consolidation pass over the memory directory \`${options.memoryDir}\`: look back over recent sessions and leave the memories fewer, truer and easier to find. Work through the four phases in order.`;
   const manifest = options.manifest?.trim()
-    ? `\n\nMemories on disk now (newest first):\n${options.manifest.trim()}`
+    ? `\n\nMemories on disk now (newest first):\n${options.manifest.trim()}${omitted(options.manifestOmitted)}`
     : '';
   return [
     `${intro}${manifest}`,

@@ -53,6 +53,7 @@ export async function runDream(options: RunDreamOptions): Promise<DreamRunResult
     sessions,
     now: new Date((options.now ?? Date.now)()),
     manifest: formatManifest(scan.memories),
+    manifestOmitted: scan.dropped,
   });
   const agent = await runForkedAgent({
     model: options.model,
