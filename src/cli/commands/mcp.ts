@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { resolveModel } from '../../llm/resolve-model.js';
-import { serveMcpStdio } from '../../mcp/index.js';
 import { type CommonOptions, memoryDirFor, withCommonOptions } from '../common.js';
 import type { CliIo } from '../io.js';
 
@@ -21,6 +20,8 @@ export function registerMcpCommands(program: Command, io: CliIo): void {
       io.stderr(
         `engram mcp: serving ${path} (recall: ${resolved?.ok ? resolved.description : 'offline ranker'})\n`,
       );
+      // Loaded here, not at start-up: every other command (hooks run per prompt) skips the MCP SDK.
+      const { serveMcpStdio } = await import('../../mcp/index.js');
       await serveMcpStdio({ memoryDir: path, ...(resolved?.ok ? { model: resolved.model } : {}) });
     });
 }
