@@ -8,5 +8,6 @@ export * from './ranker-cache.js';
 export * from './recall.js';
 export * from './recent-tools.js';
 export * from './selector.js';
+export * from './single-word.js';
 export * from './stats.js';
 export * from './tokenize.js';

@@ -206,6 +206,9 @@ describe('recall (offline ranker)', () => {
     ]);
     const result = await recall({ dir, query: '帮我跑一下 测试', now: NOW });
     expect(result.selected.map((m) => m.file)).toEqual(['bun-test.md']);
+    // Written as people write Chinese: no spaces at all.
+    const noSpaces = await recall({ dir, query: '怎么运行测试', now: NOW });
+    expect(noSpaces.selected.map((m) => m.file)).toEqual(['bun-test.md']);
     const release = await recall({ dir, query: '准备 发版 流程', now: NOW });
     expect(release.selected.map((m) => m.file)).toEqual(['release.md']);
   });

@@ -19,6 +19,7 @@ import {
 import { MAX_RECALLED } from './offline-ranker.js';
 import { successfulToolsSinceLastTurn } from './recent-tools.js';
 import { selectWithModel } from './selector.js';
+import { isSingleWordPrompt } from './single-word.js';
 
 export interface RecallOptions {
   /** The memory directory. */
@@ -100,7 +101,7 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
     return finish({ selected: [], injection, text: renderInjection(injection) });
   };
   // Cheap checks before any I/O or model call (seed 000 §7.5).
-  if (!/\s/.test(options.query.trim())) return skip('single_word');
+  if (isSingleWordPrompt(options.query)) return skip('single_word');
   if (history.budgetNoticeShown) {
     shape.budgetExhausted = true;
     return skip('session_budget_exhausted');
