@@ -175,6 +175,16 @@ describe('maybeDream runs and the lock', () => {
     expect(outcome).toMatchObject({ kind: 'ran', lock: 'committed' });
   });
 
+  it('a run stopped at its turn limit counts as done: the lock is committed and the status says so', async () => {
+    const { memoryDir, lister } = setup(6);
+    server.push({ toolUse: [{ name: 'list', input: {} }] });
+    const outcome = await dreamer(memoryDir, lister, { config: { maxTurns: 1 } }).maybeDream();
+    expect(outcome).toMatchObject({ kind: 'ran', lock: 'committed', run: { status: 'max_turns' } });
+    expect(Math.abs(statSync(consolidationLockPath(memoryDir)).mtimeMs - Date.now())).toBeLessThan(
+      5_000,
+    );
+  });
+
   it('a failing run restores the prior mtime exactly', async () => {
     const { memoryDir, lister } = setup(6);
     setLock(memoryDir, '', 48 * HOUR);
