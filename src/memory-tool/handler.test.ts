@@ -295,6 +295,22 @@ describe('memory tool refusals', () => {
     await expect(handlers.view({ command: 'view', path })).rejects.toThrow(message);
   });
 
+  it('refuses encoded backslashes and NUL, and keeps a literal % in a name', async () => {
+    expect(parseMemoryToolPath('/memories/a%5c..%5cx')).toMatchObject({ ok: false });
+    expect(parseMemoryToolPath('/memories/a%00b')).toMatchObject({ ok: false });
+    expect(parseMemoryToolPath('/memories/progress-100%.md')).toEqual({
+      ok: true,
+      rel: 'progress-100%.md',
+    });
+    expect(
+      await handlers.create({
+        command: 'create',
+        path: '/memories/progress-100%.md',
+        file_text: 'done',
+      }),
+    ).toBe('File created successfully at: /memories/progress-100%.md');
+  });
+
   it('accepts the root with and without a trailing slash and collapses empty segments', () => {
     expect(parseMemoryToolPath('/memories')).toEqual({ ok: true, rel: '' });
     expect(parseMemoryToolPath('/memories/')).toEqual({ ok: true, rel: '' });

@@ -12,15 +12,18 @@ export type MemoryToolPath =
     }
   | { ok: false; error: string };
 
-/** Decode %XX repeatedly (double encoding is a classic bypass); undefined when malformed. */
-function fullyDecoded(text: string): string | undefined {
+/**
+ * Decode %XX repeatedly (double encoding is a classic bypass). A `%` that is not an escape (as in
+ * `100%.md`) stops decoding: such text is a literal name on disk and cannot spell `..` or `/`.
+ */
+function fullyDecoded(text: string): string {
   let current = text;
   for (let i = 0; i < 4; i++) {
     let next: string;
     try {
       next = decodeURIComponent(current);
     } catch {
-      return undefined;
+      return current;
     }
     if (next === current) return current;
     current = next;
@@ -48,8 +51,8 @@ export function parseMemoryToolPath(path: unknown): MemoryToolPath {
     return { ok: false, error: `Path ${path} contains a backslash; use / to separate folders.` };
   }
   const decoded = fullyDecoded(path);
-  if (decoded === undefined || decoded.includes('\\') || decoded.includes('\0')) {
-    return { ok: false, error: `Path ${path} contains invalid percent-encoding.` };
+  if (decoded.includes('\\') || decoded.includes('\0')) {
+    return { ok: false, error: `Path ${path} encodes a backslash or NUL.` };
   }
   const rawSegments = path.slice(MEMORY_TOOL_ROOT.length).split('/');
   const decodedSegments = decoded.slice(MEMORY_TOOL_ROOT.length).split('/');
