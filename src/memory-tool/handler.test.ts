@@ -308,7 +308,7 @@ describe('memory tool refusals', () => {
         path: '/memories/progress-100%.md',
         file_text: 'done',
       }),
-    ).toBe('File created successfully at: /memories/progress-100%.md');
+    ).toMatch(/^File created successfully at: \/memories\/progress-100%\.md\nNote:/);
   });
 
   it('accepts the root with and without a trailing slash and collapses empty segments', () => {
