@@ -12,6 +12,7 @@ export type AuditProblemKind =
   | 'missing_description'
   | 'unknown_type'
   | 'no_frontmatter'
+  | 'malformed_frontmatter'
   | 'index_over_lines'
   | 'index_over_bytes'
   | 'revoked_in_index'
@@ -99,6 +100,12 @@ export function auditFrom(dir: string, memories: MemoryHeader[], indexText: stri
         kind: 'no_frontmatter',
         file: m.file,
         message: `${m.file} has no frontmatter closing within its first 30 lines, so it cannot be recalled.`,
+      });
+    } else if (m.frontmatterError !== undefined) {
+      problems.push({
+        kind: 'malformed_frontmatter',
+        file: m.file,
+        message: `${m.file} has frontmatter that is not valid YAML (${m.frontmatterError.split('\n')[0]}); quote values that contain ": ".`,
       });
     } else {
       if (!m.description) {

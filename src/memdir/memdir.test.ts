@@ -218,6 +218,17 @@ describe('save, remove, revoke', () => {
 });
 
 describe('audit and rebuild', () => {
+  it('reports frontmatter that is not valid YAML, and refuses to revoke it silently', async () => {
+    const dir = tempDir();
+    writeMemory(dir, 'bad.md', 'name: bad\ndescription: port: 8080 is used\ntype: project');
+    writeFileSync(join(dir, INDEX_FILE), '- [bad](bad.md) — bad\n');
+    const report = await auditMemoryDir(dir);
+    expect(report.problems.map((p) => p.kind)).toEqual(['malformed_frontmatter']);
+    await expect(revokeMemory(dir, 'bad.md', { reason: 'wrong' })).rejects.toThrow(
+      /not valid YAML/,
+    );
+  });
+
   it('names orphans, dangling pointers, missing descriptions and unknown types', async () => {
     const dir = tempDir();
     writeMemory(dir, 'orphan.md', 'name: o\ndescription: o\ntype: user');

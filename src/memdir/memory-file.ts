@@ -196,6 +196,13 @@ export async function revokeMemory(
   }
   const doc = await readMemory(dir, file);
   const parsed = parseFrontmatter(doc.content);
+  if (parsed.error !== undefined) {
+    // Rewriting unparseable YAML would either drop its fields or leave the revocation unreadable.
+    throw new EngramError(
+      'invalid_input',
+      `Cannot revoke ${file}: its frontmatter is not valid YAML (${parsed.error.split('\n')[0]}). Fix the frontmatter first.`,
+    );
+  }
   const data = parsed.found ? { ...parsed.data } : {};
   if (!stringField(data, 'name')) data.name = file.replace(/\.md$/, '');
   data.status = 'revoked';

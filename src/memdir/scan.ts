@@ -141,5 +141,6 @@ export function headerFromText(
   const description = stringField(data, 'description');
   if (name !== undefined) header.name = name;
   if (description !== undefined) header.description = description;
+  if (fm.found && fm.error !== undefined) header.frontmatterError = fm.error;
   return header;
 }

@@ -18,6 +18,8 @@ export interface MemoryHeader {
   status: MemoryStatus;
   /** False when the file has no frontmatter or it does not close within the first 30 lines. */
   hasFrontmatter: boolean;
+  /** Set when the frontmatter block closed but is not valid YAML (the file cannot be recalled). */
+  frontmatterError?: string;
   /** Parsed frontmatter (empty when absent or unparseable). */
   frontmatter: Record<string, unknown>;
 }
