@@ -60,7 +60,7 @@ function cells(values: Record<string, number>, ks: readonly number[]): string {
 
 function row(label: string, s: Summary, ks: readonly number[]): string {
   return (
-    `  ${label.padEnd(22)}${String(s.scored).padStart(5)}${cells(s.recall, ks)}  |` +
+    `  ${label.padEnd(25)}${String(s.scored).padStart(5)}${cells(s.recall, ks)}  |` +
     `${cells(s.hitAny, ks)}  |${s.ceiling.recall.toFixed(1).padStart(6)}\n`
   );
 }
@@ -78,7 +78,7 @@ export function formatReport(report: LocomoReport): string {
     'H@k = at least one covered; ceiling = best any ranking can reach\n';
   for (const [name, r] of Object.entries(report.rankers)) {
     out += `\n${name} (${r.msPerQuery.toFixed(3)} ms/query)\n`;
-    out += `  ${'questions'.padEnd(22)}${'n'.padStart(5)}${head}  |${hits}  |  ceil\n`;
+    out += `  ${'questions'.padEnd(25)}${'n'.padStart(5)}${head}  |${hits}  |  ceil\n`;
     for (const split of ['dev', 'heldout', 'all'] as const) {
       out += row(`${split}, all categories`, r[split].overall, ks);
       out += row(`${split}, categories 1-4`, r[split].answerable, ks);

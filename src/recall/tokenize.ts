@@ -29,7 +29,9 @@ export function isStopWord(word: string): boolean {
 
 // CJK ideographs, kana and hangul: scripts written without spaces, indexed as character bigrams.
 const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}';
-const RUN_RE = new RegExp(`[${CJK}]+|[\\p{L}\\p{N}]+`, 'gu');
+// Letters and digits of other scripts form words; a CJK character always ends such a word
+// ("用pnpm安装" is 用 / pnpm / 安装).
+const RUN_RE = new RegExp(`[${CJK}]+|(?:(?![${CJK}])[\\p{L}\\p{N}])+`, 'gu');
 const CJK_RE = new RegExp(`^[${CJK}]`, 'u');
 
 /** Base form and stem of one lower-case word. */

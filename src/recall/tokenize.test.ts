@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { porterStem } from './lexical/porter.js';
+import { analyze, isStopWord, tokenize } from './tokenize.js';
+
+describe('tokenize', () => {
+  it('folds case, drops punctuation, possessives and stop words, and stems', () => {
+    expect(tokenize("What did Caroline's kids enjoy at the Museum?!")).toEqual([
+      'carolin',
+      'kid',
+      'enjoi',
+      'museum',
+    ]);
+    expect(isStopWord('the')).toBe(true);
+    expect(isStopWord('never')).toBe(false);
+  });
+
+  it('maps irregular forms to their base before stemming', () => {
+    expect(tokenize('went')).toEqual(tokenize('go'));
+    expect(tokenize('children')).toEqual(tokenize('child'));
+    expect(tokenize('bought')).toEqual(tokenize('buying'));
+  });
+
+  it('conflates inflections and derivations the same way on both sides', () => {
+    expect(tokenize('adoption families relaxing')).toEqual(tokenize('adopt family relax'));
+  });
+
+  it('indexes CJK as character bigrams, a lone character as itself', () => {
+    expect(tokenize('不要加表情')).toEqual(['不要', '要加', '加表', '表情']);
+    expect(tokenize('猫 and 狗')).toEqual(['猫', '狗']);
+    expect(tokenize('用pnpm安装')).toEqual(['用', 'pnpm', '安装']);
+  });
+
+  it('joins adjacent words into pairs so "road trip" meets "roadtrip"', () => {
+    const spaced = analyze('a road trip with kids');
+    expect(spaced.pairs).toContain(tokenize('roadtrip')[0]);
+    expect(spaced.words).toEqual(['road', 'trip', 'kids']);
+  });
+
+  it('is deterministic for identical input', () => {
+    const text = 'Deploying the staging cluster needs a signed tag — 部署前先打标签';
+    expect(tokenize(text)).toEqual(tokenize(text));
+  });
+});
+
+describe('porterStem', () => {
+  it('matches the published algorithm on its classic examples', () => {
+    const cases: Record<string, string> = {
+      caresses: 'caress',
+      ponies: 'poni',
+      agreed: 'agre',
+      plastered: 'plaster',
+      motoring: 'motor',
+      hopping: 'hop',
+      falling: 'fall',
+      filing: 'file',
+      happy: 'happi',
+      relational: 'relat',
+      conditional: 'condit',
+      digitizer: 'digit',
+      vietnamization: 'vietnam',
+      hopefulness: 'hope',
+      formalize: 'formal',
+      electrical: 'electr',
+      adjustable: 'adjust',
+      replacement: 'replac',
+      adoption: 'adopt',
+      effective: 'effect',
+      generalization: 'gener',
+      controll: 'control',
+      roll: 'roll',
+    };
+    for (const [word, stem] of Object.entries(cases)) expect(porterStem(word), word).toBe(stem);
+  });
+
+  it('leaves short words, numbers and non-ASCII words alone', () => {
+    expect(porterStem('is')).toBe('is');
+    expect(porterStem('2023')).toBe('2023');
+    expect(porterStem('café')).toBe('café');
+  });
+});
