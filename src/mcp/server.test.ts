@@ -125,6 +125,24 @@ describe('engram MCP server (in-memory linked transport)', () => {
     expect(user.isError).toBeFalsy();
   });
 
+  it('finds a memory by file, by file stem or by name', async () => {
+    await call('memory_save', CORRECTION);
+    for (const file of [
+      'integration-tests-hit-a-real-database.md',
+      'integration-tests-hit-a-real-database',
+      'Integration tests hit a real database',
+    ]) {
+      const read = await call('memory_read', { file });
+      expect(read.isError).toBeFalsy();
+      expect(text(read)).toContain('name: Integration tests hit a real database');
+    }
+    const revoked = await call('memory_revoke', {
+      file: 'Integration tests hit a real database',
+      reason: 'moved to containers',
+    });
+    expect(text(revoked)).toMatch(/^Revoked integration-tests-hit-a-real-database\.md\./);
+  });
+
   it('reports failures as results, not protocol errors', async () => {
     const missing = await call('memory_read', { file: 'nope.md' });
     expect(missing.isError).toBe(true);

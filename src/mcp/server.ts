@@ -113,7 +113,7 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
     {
       description: TOOL_DESCRIPTIONS.memory_revoke,
       inputSchema: {
-        file: z.string(),
+        file: z.string().describe('The memory file or its name'),
         reason: z.string().describe('One line: why the memory is wrong'),
         superseded_by: z.string().optional().describe('The memory file that replaces it, if any'),
       },

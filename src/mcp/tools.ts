@@ -115,8 +115,36 @@ export async function listTool(
   };
 }
 
+/**
+ * Models name memories loosely: `a.md`, `a`, or the memory's title. Resolve to the file, trying
+ * the exact file first, so a precise reference always wins.
+ */
+export async function resolveMemoryRef(dir: string, ref: string): Promise<string> {
+  const trimmed = ref.trim();
+  if (trimmed.endsWith('.md')) return trimmed;
+  const scan = await scanMemories(dir, { cap: Number.POSITIVE_INFINITY });
+  const files = new Set(scan.memories.map((m) => m.file));
+  for (const candidate of [`${trimmed}.md`, memoryFileName(trimmed)]) {
+    if (files.has(candidate)) return candidate;
+  }
+  const byName = scan.memories.filter(
+    (m) => m.name?.trim().toLowerCase() === trimmed.toLowerCase(),
+  );
+  if (byName.length === 1) return byName[0]!.file;
+  if (byName.length > 1) {
+    throw new EngramError(
+      'invalid_input',
+      `Several memories are named "${trimmed}": ${byName.map((m) => m.file).join(', ')}. Pass the file.`,
+    );
+  }
+  throw new EngramError(
+    'not_found',
+    `No memory named ${trimmed} in ${dir}; memory_list shows the files.`,
+  );
+}
+
 export async function readTool(ctx: MemoryToolsContext, args: { file: string }): Promise<ToolText> {
-  const doc = await readMemory(ctx.dir, args.file);
+  const doc = await readMemory(ctx.dir, await resolveMemoryRef(ctx.dir, args.file));
   return { text: doc.content };
 }
 
@@ -124,14 +152,20 @@ export async function revokeTool(
   ctx: MemoryToolsContext,
   args: { file: string; reason: string; superseded_by?: string },
 ): Promise<ToolText> {
-  await revokeMemory(ctx.dir, args.file, {
+  if (!args.reason.trim()) throw new EngramError('invalid_input', 'A revocation needs a reason.');
+  const file = await resolveMemoryRef(ctx.dir, args.file);
+  const replacement =
+    args.superseded_by === undefined
+      ? undefined
+      : await resolveMemoryRef(ctx.dir, args.superseded_by);
+  await revokeMemory(ctx.dir, file, {
     reason: args.reason,
-    ...(args.superseded_by !== undefined ? { supersededBy: args.superseded_by } : {}),
+    ...(replacement !== undefined ? { supersededBy: replacement } : {}),
     now: (ctx.now ?? (() => new Date()))(),
   });
-  const replaced = args.superseded_by ? `, superseded by ${args.superseded_by}` : '';
+  const replaced = replacement ? `, superseded by ${replacement}` : '';
   return {
-    text: `Revoked ${args.file}${replaced}. It stays on disk marked revoked, off the index, and is never recalled.`,
+    text: `Revoked ${file}${replaced}. It stays on disk marked revoked, off the index, and is never recalled.`,
   };
 }
 
