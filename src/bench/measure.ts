@@ -23,7 +23,8 @@ export async function filesystemFloor(dir: string): Promise<number> {
       const handle = await open(path, 'r');
       try {
         const buf = Buffer.allocUnsafe(FLOOR_HEAD_BYTES);
-        bytes += (await handle.read(buf, 0, FLOOR_HEAD_BYTES, 0)).bytesRead;
+        const { bytesRead } = await handle.read(buf, 0, FLOOR_HEAD_BYTES, 0);
+        bytes += bytesRead; // after the await: `bytes += await …` would lose concurrent updates
       } finally {
         await handle.close();
       }
