@@ -34,9 +34,23 @@ const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=H
 const RUN_RE = new RegExp(`[${CJK}]+|(?:(?![${CJK}])[\\p{L}\\p{N}])+`, 'gu');
 const CJK_RE = new RegExp(`^[${CJK}]`, 'u');
 
+// Stemming dominates indexing time and vocabularies repeat, so stems are remembered (bounded).
+const stemCache = new Map<string, string>();
+const STEM_CACHE_LIMIT = 50_000;
+
+function cachedStem(base: string): string {
+  let stem = stemCache.get(base);
+  if (stem === undefined) {
+    if (stemCache.size >= STEM_CACHE_LIMIT) stemCache.clear();
+    stem = porterStem(base);
+    stemCache.set(base, stem);
+  }
+  return stem;
+}
+
 /** Base form and stem of one lower-case word. */
 export function stemWord(word: string): string {
-  return porterStem(IRREGULAR_FORMS.get(word) ?? word);
+  return cachedStem(IRREGULAR_FORMS.get(word) ?? word);
 }
 
 export interface AnalyzedText {
@@ -68,9 +82,9 @@ export function analyze(text: string): AnalyzedText {
     }
     if (STOP_WORDS.has(run)) continue;
     const base = IRREGULAR_FORMS.get(run) ?? run;
-    terms.push(porterStem(base));
+    terms.push(cachedStem(base));
     words.push(base);
-    if (previous !== undefined) pairs.push(porterStem(previous + base));
+    if (previous !== undefined) pairs.push(cachedStem(previous + base));
     previous = base;
   }
   return { terms, pairs, words };
