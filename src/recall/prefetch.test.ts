@@ -92,7 +92,7 @@ describe('startRecall', () => {
       now: NOW,
     });
     await sleep(100);
-    handle.dispose();
+    handle[Symbol.dispose](); // what `using` calls when the turn's scope ends
     await handle.done;
     expect(performance.now() - started).toBeLessThan(3_000);
     expect(handle.poll()).toBeUndefined();

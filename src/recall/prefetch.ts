@@ -1,11 +1,13 @@
 import { EngramError } from '../util/errors.js';
 import { type RecallOptions, type RecallResult, recall } from './recall.js';
 
-/** Node ≥ 20.4 defines Symbol.dispose; the fallback keeps `using` hosts and older runtimes working. */
-const DISPOSE: symbol =
-  (Symbol as unknown as { dispose?: symbol }).dispose ?? Symbol.for('Symbol.dispose');
+/** Node ≥ 20.4 defines Symbol.dispose; older 20.x get the registered symbol polyfills use. */
+const DISPOSE: typeof Symbol.dispose =
+  (Symbol as { dispose?: typeof Symbol.dispose }).dispose ??
+  (Symbol.for('Symbol.dispose') as typeof Symbol.dispose);
 
-export interface RecallHandle {
+/** Works with `using handle = startRecall(…)`: leaving the scope disposes it. */
+export interface RecallHandle extends Disposable {
   /** True once recall finished (with a result or an error). */
   readonly settled: boolean;
   /** The error recall ended with, if any (it never reaches the agent loop as an exception). */
@@ -39,7 +41,7 @@ export interface RecallHandle {
  *   handle.dispose();
  * }
  */
-export function startRecall(options: RecallOptions): RecallHandle & { [key: symbol]: () => void } {
+export function startRecall(options: RecallOptions): RecallHandle {
   const controller = new AbortController();
   const outer = options.signal;
   const onAbort = () => controller.abort(outer?.reason);

@@ -219,25 +219,24 @@ async function readSelected(
   nowMs: number,
   limits: InjectionLimits,
 ) {
-  const out = [];
-  for (const header of headers) {
-    try {
-      const doc = await readMemory(dir, header.file);
-      if (doc.header.status === 'revoked') continue; // revoked since the scan
-      out.push({
-        header,
-        memory: prepareInjectedMemory(
+  const read = await Promise.all(
+    headers.map(async (header) => {
+      try {
+        const doc = await readMemory(dir, header.file);
+        if (doc.header.status === 'revoked') return undefined; // revoked since the scan
+        const memory = prepareInjectedMemory(
           { file: header.file, path: header.path, mtimeMs: header.mtimeMs, content: doc.content },
           nowMs,
           limits,
-        ),
-      });
-    } catch (error) {
-      if (isEngramError(error, 'not_found')) continue; // removed since the scan
-      throw error;
-    }
-  }
-  return out;
+        );
+        return { header, memory };
+      } catch (error) {
+        if (isEngramError(error, 'not_found')) return undefined; // removed since the scan
+        throw error;
+      }
+    }),
+  );
+  return read.filter((r) => r !== undefined);
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
