@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { createDreamer, type DreamOutcome, sessionFolderLister } from '../dream/index.js';
+import {
+  createDreamer,
+  type DreamOutcome,
+  type SessionLister,
+  sessionFolderLister,
+} from '../dream/index.js';
 import { createExtractor, type ExtractionRun, type SavedNotice } from '../extract/index.js';
 import { loadInstructions } from '../instructions/index.js';
 import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
@@ -38,6 +43,11 @@ export interface OpenMemoryOptions {
   sessionNotes?: boolean;
   /** Consolidation gates after each turn (default: on when a model is given). */
   consolidation?: boolean;
+  /**
+   * Where consolidation finds past sessions to count and review: the host's transcript store.
+   * Default: engram's session-notes folders (sessions that wrote notes).
+   */
+  sessions?: SessionLister;
   /** Include AGENTS.md / CLAUDE.md instruction files in the system prompt (default true). */
   instructions?: boolean;
   now?: () => Date;
@@ -129,7 +139,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<Memory> {
     ? createDreamer({
         memoryDir,
         model: model!,
-        sessions: sessionFolderLister(sessionMemoryRoot(environment)),
+        sessions: options.sessions ?? sessionFolderLister(sessionMemoryRoot(environment)),
         now: () => now().getTime(),
       })
     : undefined;
