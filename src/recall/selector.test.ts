@@ -161,6 +161,38 @@ describe('LLM selector', () => {
     expect(result.selected.map((m) => m.file)).toEqual(['deploy.md']);
   });
 
+  it('beyond 200 memories, shows the selector the 200 the offline ranker finds most related', async () => {
+    const big = tempMemoryDir();
+    const seeds: Seed[] = Array.from({ length: 230 }, (_, i) => ({
+      file: `note-${String(i).padStart(3, '0')}.md`,
+      description: `ordinary note number ${i}`,
+    }));
+    seeds.push({
+      file: 'ancient.md',
+      description: 'kubernetes ingress certificate renewal',
+      ageDays: 900,
+    });
+    await seedMemories(big, seeds);
+    server.push(pick('ancient.md'));
+    const result = await recall({
+      dir: big,
+      query: 'renew the ingress certificate',
+      model: scriptedModel(server),
+      now: NOW,
+    });
+    const sent: string = server.requests[0]?.body.messages[0].content[0].text ?? '';
+    const manifest = sent.split('<memories>\n')[1]!.split('\n</memories>')[0]!.split('\n');
+    expect(manifest).toHaveLength(200);
+    expect(manifest[0]).toMatch(/^- \[project\] ancient\.md /); // the old but relevant one leads
+    expect(result.shape).toMatchObject({
+      total: 231,
+      candidates: 200,
+      prefiltered: true,
+      fallback: false,
+    });
+    expect(result.selected.map((m) => m.file)).toEqual(['ancient.md']);
+  });
+
   it('falls back when the answer is not a list', async () => {
     server.push({ text: 'I think the deploy memory might help.' });
     const result = await recall({
