@@ -8,6 +8,7 @@ import {
 import {
   assistantText,
   NOW,
+  type Seed,
   seedMemories,
   tempMemoryDir,
   userText,
