@@ -263,6 +263,8 @@ describe('engram hook stop and pre-compact with a model (scripted server)', () =
     const stop = await hook('stop', hookJson('Stop', { stop_hook_active: false }), env, ['--wait']);
     expect(stop.code).toBe(0);
     expect(stop.json.systemMessage).toMatch(/never-mock-the-payment-gateway\.md/);
+    // The consolidation gates ran after extraction; one session (the running one) is not enough.
+    expect(stop.stderr).toMatch(/consolidation not due: .*session/);
     expect(server.requests).toHaveLength(3);
     // The fork saw the transcript's conversation (thinking blocks stripped) and the correction.
     const first = server.requests[0]!.body;

@@ -4,7 +4,8 @@
  * when a run succeeds, so a failed or killed run is retried at the next stop.
  */
 import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { createDreamer, type DreamOutcome, transcriptDirectoryLister } from '../dream/index.js';
 import { createExtractor, type ExtractionRun } from '../extract/index.js';
 import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import { estimateMessagesTokens } from '../llm/tokens.js';
@@ -104,4 +105,25 @@ export async function runStopExtraction(input: HookInput, ctx: HookContext): Pro
     },
     { timeoutMs: 120_000, staleMs: 600_000 },
   );
+}
+
+/**
+ * After extraction, the consolidation gates (cheap: most calls stop at the time gate). Sessions
+ * are Claude Code's transcripts of this project, the folder the hook's transcript lives in; the
+ * running session is never counted.
+ */
+export async function runStopConsolidation(
+  input: HookInput,
+  ctx: HookContext,
+  options: { dreamEnabled?: boolean } = {},
+): Promise<DreamOutcome | undefined> {
+  if (ctx.model === undefined || input.transcriptPath === undefined) return undefined;
+  const dreamer = createDreamer({
+    memoryDir: ctx.memoryDir,
+    model: ctx.model,
+    sessions: transcriptDirectoryLister(dirname(input.transcriptPath)),
+    ...(options.dreamEnabled === false ? { dreamEnabled: false } : {}),
+    ...(ctx.now ? { now: () => ctx.now!().getTime() } : {}),
+  });
+  return dreamer.maybeDream(input.sessionId ? { currentSessionId: input.sessionId } : {});
 }

@@ -16,6 +16,7 @@ import {
   installHooks,
   parseHookInput,
   preCompactHook,
+  runStopConsolidation,
   runStopExtraction,
   type SettingsScope,
   sessionStartHook,
@@ -143,6 +144,13 @@ async function runHook(name: HookCommandName, io: CliIo, opts: HookOptions): Pro
         ctx.log?.(
           `extraction ${outcome.run.outcome}${outcome.run.reason ? ` (${outcome.run.reason})` : ''}`,
         );
+      const settings = mergedSettings(loadSettings(ctx.environment));
+      const dream = await runStopConsolidation(input, ctx, {
+        dreamEnabled: settings.autoDreamEnabled !== false,
+      });
+      if (dream?.kind === 'stopped') ctx.log?.(`consolidation not due: ${dream.reason}`);
+      else if (dream?.kind === 'ran') ctx.log?.(`consolidation ${dream.run.status}`);
+      else if (dream?.kind === 'error') ctx.log?.(`consolidation failed: ${dream.error.message}`);
       return outcome.status === 'ran' && outcome.run.notice
         ? { systemMessage: outcome.run.notice }
         : {};
