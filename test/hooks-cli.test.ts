@@ -208,6 +208,22 @@ describe('engram hook <event> with real-shaped input', () => {
     expect(existsSync(join(root, '.engram', 'hooks', 'cursors', `${SESSION}.json`))).toBe(false);
   });
 
+  it('does nothing when memory is turned off in engram settings', async () => {
+    await saveMemory(memoryDir, CORRECTION);
+    await mkdir(join(root, '.engram'), { recursive: true });
+    await writeFile(
+      join(root, '.engram', 'settings.json'),
+      JSON.stringify({ autoMemoryEnabled: false }),
+    );
+    const prompt = 'write a new test for the payment gateway refund flow';
+    expect(
+      (await hook('user-prompt-submit', hookJson('UserPromptSubmit', { prompt }))).json,
+    ).toEqual({});
+    expect(
+      (await hook('session-start', hookJson('SessionStart', { source: 'startup' }))).json,
+    ).toEqual({});
+  });
+
   it('bad stdin or a bad setting still prints valid JSON and never blocks the prompt', async () => {
     const run = await runCaptured(['hook', 'session-start', '--dir', memoryDir], io('{not json'));
     expect(JSON.parse(run.stdout)).toEqual({});

@@ -126,6 +126,8 @@ async function detachStop(
 async function runHook(name: HookCommandName, io: CliIo, opts: HookOptions): Promise<HookOutput> {
   const input = await readInput(io, opts);
   const ctx = contextFor(io, opts, input);
+  // Memory switched off in engram settings: the hooks stay installed but add and save nothing.
+  if (mergedSettings(loadSettings(ctx.environment)).autoMemoryEnabled === false) return {};
   switch (name) {
     case 'session-start':
       return sessionStartHook(input, ctx);
