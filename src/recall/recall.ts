@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import { buildInjection, prepareInjectedMemory } from '../inject/build.js';
 import { DEFAULT_INJECTION_LIMITS, type InjectionLimits } from '../inject/constants.js';
-import { injectionHistory } from '../inject/history.js';
+import { type InjectionHistory, injectionHistory } from '../inject/history.js';
 import { budgetExhaustedNotice } from '../inject/prompts.js';
-import { type Injection, renderInjection } from '../inject/render.js';
+import { type InjectedMemory, type Injection, renderInjection } from '../inject/render.js';
 import type { LanguageModel, Message } from '../llm/types.js';
 import { memoryAgeDays } from '../memdir/freshness.js';
 import { readMemory } from '../memdir/memory-file.js';
@@ -72,49 +72,70 @@ export interface RecallResult {
   notes: string[];
 }
 
+interface Run {
+  started: number;
+  nowMs: number;
+  limits: InjectionLimits;
+  staleAfterDays: number;
+  history: InjectionHistory;
+  shape: RecallShape;
+  notes: string[];
+}
+
+type Outcome = Omit<RecallResult, 'shape' | 'notes'>;
+
 /**
  * One turn of recall: which memories matter for this message, and the exact bytes to inject.
  * Zero memories is a normal answer. Never throws for a model failure (it falls back to the
  * offline ranker and says so); throws EngramError('aborted') when `signal` aborts it.
  */
 export async function recall(options: RecallOptions): Promise<RecallResult> {
-  const started = performance.now();
-  const nowMs = options.now === undefined ? Date.now() : new Date(options.now).getTime();
-  const limits: InjectionLimits = { ...DEFAULT_INJECTION_LIMITS, ...options.limits };
-  const staleAfterDays = options.staleAfterDays ?? DEFAULT_STALE_AFTER_DAYS;
-  const messages = options.messages ?? [];
-  const history = injectionHistory(messages);
-  const shape = emptyShape(nowMs, limits, staleAfterDays, history.sessionBytes);
-  const notes: string[] = [];
-  const finish = async (result: Omit<RecallResult, 'shape' | 'notes'>) => {
-    shape.durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-    if (options.metricsLog) {
-      await appendRecallMetrics(options.metricsLog, shape).catch((error: unknown) => {
-        notes.push(`could not append recall metrics: ${(error as Error).message}`);
-      });
-    }
-    return { ...result, shape, notes };
-  };
-
-  const skip = (reason: RecallSkip, injection: Injection = { memories: [] }) => {
-    shape.skipped = reason;
-    return finish({ selected: [], injection, text: renderInjection(injection) });
-  };
-  // Cheap checks before any I/O or model call (seed 000 §7.5).
-  if (isSingleWordPrompt(options.query)) return skip('single_word');
-  if (history.budgetNoticeShown) {
-    shape.budgetExhausted = true;
-    return skip('session_budget_exhausted');
-  }
-  if (history.sessionBytes >= limits.maxSessionBytes) {
-    shape.budgetExhausted = true;
-    notes.push('the session injection budget is spent; recall is off for the rest of the session');
-    return skip('session_budget_exhausted', {
-      memories: [],
-      notice: budgetExhaustedNotice(limits.maxSessionBytes),
+  const run = beginRun(options);
+  const outcome = earlyOutcome(options, run) ?? (await selectAndInject(options, run));
+  run.shape.durationMs = Math.round((performance.now() - run.started) * 1000) / 1000;
+  if (options.metricsLog) {
+    await appendRecallMetrics(options.metricsLog, run.shape).catch((error: unknown) => {
+      run.notes.push(`could not append recall metrics: ${(error as Error).message}`);
     });
   }
+  return { ...outcome, shape: run.shape, notes: run.notes };
+}
 
+function beginRun(options: RecallOptions): Run {
+  const started = performance.now();
+  const nowMs = options.now === undefined ? Date.now() : new Date(options.now).getTime();
+  if (Number.isNaN(nowMs)) throw new EngramError('invalid_input', 'recall needs a valid `now`');
+  const limits: InjectionLimits = { ...DEFAULT_INJECTION_LIMITS, ...options.limits };
+  const staleAfterDays = options.staleAfterDays ?? DEFAULT_STALE_AFTER_DAYS;
+  const history = injectionHistory(options.messages ?? []);
+  const shape = emptyShape(nowMs, limits, staleAfterDays, history.sessionBytes);
+  return { started, nowMs, limits, staleAfterDays, history, shape, notes: [] };
+}
+
+/** Cheap checks before any I/O or model call (seed 000 §7.5); undefined when recall should run. */
+function earlyOutcome(options: RecallOptions, run: Run): Outcome | undefined {
+  const skip = (reason: RecallSkip, injection: Injection = { memories: [] }): Outcome => {
+    run.shape.skipped = reason;
+    return { selected: [], injection, text: renderInjection(injection) };
+  };
+  if (isSingleWordPrompt(options.query)) return skip('single_word');
+  if (run.history.budgetNoticeShown) {
+    run.shape.budgetExhausted = true;
+    return skip('session_budget_exhausted'); // said once already: stay silent
+  }
+  if (run.history.sessionBytes >= run.limits.maxSessionBytes) {
+    run.shape.budgetExhausted = true;
+    run.notes.push(
+      'the session injection budget is spent; recall is off for the rest of the session',
+    );
+    const notice = budgetExhaustedNotice(run.limits.maxSessionBytes);
+    return skip('session_budget_exhausted', { memories: [], notice });
+  }
+  return undefined;
+}
+
+async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcome> {
+  const { shape, notes, history, limits, nowMs } = run;
   const surfaced = new Set([...history.surfacedPaths, ...history.surfacedFiles]);
   for (const s of options.alreadySurfaced ?? []) surfaced.add(s);
   const set = await loadCandidates(options.dir, {
@@ -123,18 +144,15 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
     isSurfaced: (m) => surfaced.has(m.file) || surfaced.has(m.path),
     ...(options.candidateCap !== undefined ? { cap: options.candidateCap } : {}),
   });
-  Object.assign(shape, {
-    total: set.total,
-    candidates: set.candidates.length,
-    prefiltered: set.prefiltered,
-    surfacedExcluded: set.surfacedExcluded,
-  });
+  shape.total = set.total;
+  shape.candidates = set.candidates.length;
+  shape.prefiltered = set.prefiltered;
+  shape.surfacedExcluded = set.surfacedExcluded;
   if (set.prefiltered) {
     notes.push(
       `the directory holds ${set.total} memories; the offline ranker chose the ${set.candidates.length} most related as candidates`,
     );
   }
-
   const chosen = await choose(options, set, nowMs, shape, notes);
   throwIfAborted(options.signal);
   const byFile = new Map(set.candidates.map((m) => [m.file, m]));
@@ -145,35 +163,41 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
     prepared.map((p) => p.memory),
     { sessionBytes: history.sessionBytes, budgetNoticeShown: false, limits },
   );
-  const selected = built.injected.map(({ memory, bytes }) => {
-    const header = prepared.find((p) => p.memory === memory)!.header;
-    const ageDays = memoryAgeDays(header.mtimeMs, nowMs);
-    return {
-      file: memory.file,
-      path: memory.path,
-      type: header.type,
-      description: header.description ?? null,
-      header: memory.header,
-      bytes,
-      truncated: memory.truncated,
-      ageDays,
-      stale: ageDays > staleAfterDays,
-    };
-  });
-  Object.assign(shape, {
-    injected: selected.length,
-    injectedBytes: built.injectedBytes,
-    sessionBytes: built.sessionBytesAfter,
-    budgetExhausted: built.exhausted,
-    droppedByBudget: built.droppedByBudget.length,
-    staleSelected: selected.filter((m) => m.stale).length,
-  });
+  const selected = built.injected.map(({ memory, bytes }, i) =>
+    describeSelected(prepared[i]!.header, memory, bytes, run),
+  );
+  shape.injected = selected.length;
+  shape.injectedBytes = built.injectedBytes;
+  shape.sessionBytes = built.sessionBytesAfter;
+  shape.budgetExhausted = built.exhausted;
+  shape.droppedByBudget = built.droppedByBudget.length;
+  shape.staleSelected = selected.filter((m) => m.stale).length;
   if (built.exhausted) {
     notes.push(
       `the session injection budget (${limits.maxSessionBytes} bytes) is spent; recall stops for the rest of the session`,
     );
   }
-  return finish({ selected, injection: built.injection, text: built.text });
+  return { selected, injection: built.injection, text: built.text };
+}
+
+function describeSelected(
+  header: MemoryHeader,
+  memory: InjectedMemory,
+  bytes: number,
+  run: Run,
+): RecalledMemory {
+  const ageDays = memoryAgeDays(header.mtimeMs, run.nowMs);
+  return {
+    file: memory.file,
+    path: memory.path,
+    type: header.type,
+    description: header.description ?? null,
+    header: memory.header,
+    bytes,
+    truncated: memory.truncated,
+    ageDays,
+    stale: ageDays > run.staleAfterDays,
+  };
 }
 
 async function choose(
