@@ -71,7 +71,7 @@ const RECENCY_BONUS = 0.5;
  * Ranking constants, chosen on the LoCoMo dev conversations (docs/eval.md) and kept in one place
  * so an evaluation can show what each one is worth.
  */
-export const RANKER_TUNING = {
+export const RANKER_TUNING = deepFreeze({
   // Name and description are what a memory is about; the body also carries detail and asides.
   fieldWeights: { name: 1, description: 1, body: 0.5 },
   word: { k1: 0.9, b: 0.75 },
@@ -84,7 +84,12 @@ export const RANKER_TUNING = {
   feedback: { docs: 3, terms: 10, weight: 0.2 },
   /** Whether the concept thesaurus widens the query. */
   concepts: true,
-};
+});
+
+function deepFreeze<T extends object>(value: T): Readonly<T> {
+  for (const v of Object.values(value)) if (typeof v === 'object' && v !== null) deepFreeze(v);
+  return Object.freeze(value);
+}
 
 /** Smooth one-week decay: no memory jumps in or out of recall at a hard age boundary. */
 export function recencyOf(mtimeMs: number, nowMs: number): number {

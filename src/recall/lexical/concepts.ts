@@ -93,8 +93,12 @@ dependency: dependencies package library lib
 function: method
 `;
 
-/** Weight of a related term relative to the query word itself. */
-export const CONCEPT_WEIGHTS = { narrower: 0.7, broader: 0.7, sibling: 0.7 };
+/**
+ * Weight of a related term relative to the query word itself, the same whether it is narrower
+ * ("pet" → "dog"), broader ("dog" → "pet") or a sibling ("dog" → "cat"): on the LoCoMo dev
+ * conversations separate weights (0.5–0.9) did no better.
+ */
+export const RELATED_WEIGHT = 0.7;
 
 export function conceptStem(word: string): string {
   return porterStem(IRREGULAR_FORMS.get(word) ?? word);
@@ -123,11 +127,11 @@ function build(): Map<string, Map<string, number>> {
   for (const [head, members] of direct) {
     const h = conceptStem(head);
     for (const m of new Set(membersOf(head, new Set()).map(conceptStem))) {
-      link(h, m, CONCEPT_WEIGHTS.narrower);
-      link(m, h, CONCEPT_WEIGHTS.broader);
+      link(h, m, RELATED_WEIGHT);
+      link(m, h, RELATED_WEIGHT);
     }
     const siblings = members.filter((m) => !m.startsWith('@')).map(conceptStem);
-    for (const a of siblings) for (const b of siblings) link(a, b, CONCEPT_WEIGHTS.sibling);
+    for (const a of siblings) for (const b of siblings) link(a, b, RELATED_WEIGHT);
   }
   return related;
 }
