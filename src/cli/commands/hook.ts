@@ -25,6 +25,7 @@ import {
 } from '../../hooks/index.js';
 import { resolveModel } from '../../llm/resolve-model.js';
 import { engramHome, loadSettings, mergedSettings } from '../../memdir/index.js';
+import { EngramError } from '../../util/errors.js';
 import {
   CliExit,
   type CommonOptions,
@@ -133,6 +134,12 @@ async function runHook(name: HookCommandName, io: CliIo, opts: HookOptions): Pro
       return sessionStartHook(input, ctx);
     case 'user-prompt-submit': {
       const budgetMs = opts.budgetMs ? Number(opts.budgetMs) : DEFAULT_RECALL_BUDGET_MS;
+      if (!Number.isInteger(budgetMs) || budgetMs <= 0) {
+        throw new EngramError(
+          'invalid_input',
+          `--budget-ms needs a positive integer, got "${opts.budgetMs}"`,
+        );
+      }
       return userPromptSubmitHook(input, ctx, { budgetMs });
     }
     case 'pre-compact':
