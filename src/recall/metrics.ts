@@ -37,7 +37,7 @@ export interface RecallShape {
   injected: number;
   injectedBytes: number;
   /** Session total after this turn, as derived from the history. */
-  sessionBytes: number;
+  sessionCumulativeBytes: number;
   sessionBudgetBytes: number;
   budgetExhausted: boolean;
   droppedByBudget: number;

@@ -168,7 +168,7 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
   );
   shape.injected = selected.length;
   shape.injectedBytes = built.injectedBytes;
-  shape.sessionBytes = built.sessionBytesAfter;
+  shape.sessionCumulativeBytes = built.sessionBytesAfter;
   shape.budgetExhausted = built.exhausted;
   shape.droppedByBudget = built.droppedByBudget.length;
   shape.staleSelected = selected.filter((m) => m.stale).length;
@@ -287,7 +287,7 @@ function emptyShape(
     selected: 0,
     injected: 0,
     injectedBytes: 0,
-    sessionBytes,
+    sessionCumulativeBytes: sessionBytes,
     sessionBudgetBytes: limits.maxSessionBytes,
     budgetExhausted: false,
     droppedByBudget: 0,

@@ -17,7 +17,7 @@ function shape(over: Partial<RecallShape>): RecallShape {
     selected: 0,
     injected: 0,
     injectedBytes: 0,
-    sessionBytes: 0,
+    sessionCumulativeBytes: 0,
     sessionBudgetBytes: 61_440,
     budgetExhausted: false,
     droppedByBudget: 0,
