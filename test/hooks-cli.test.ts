@@ -301,6 +301,20 @@ describe('engram hook stop and pre-compact with a model (scripted server)', () =
     expect(server.requests).toHaveLength(3);
   });
 
+  it('user-prompt-submit goes on without memories when recall exceeds its time budget', async () => {
+    await saveMemory(memoryDir, CORRECTION);
+    server.push({ text: '{"selected_memories": []}', delayMs: 10_000 });
+    const prompt = 'write a new test for the payment gateway refund flow';
+    const run = await hook('user-prompt-submit', hookJson('UserPromptSubmit', { prompt }), env, [
+      '--budget-ms',
+      '300',
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.json).toEqual({});
+    expect(run.stderr).toMatch(/recall took longer than 300 ms/);
+    expect(server.requests).toHaveLength(1); // the selector was asked, and not waited for
+  });
+
   it('pre-compact brings the session notes up to date', async () => {
     server.push(
       (req) => {
