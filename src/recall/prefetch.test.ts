@@ -27,7 +27,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const ITERATION_MS = 250;
-const ITERATIONS = 12; // 3 s of simulated agent work: the 2 s selector lands mid-turn
+const ITERATIONS = 16; // 4 s of simulated agent work: the 2 s selector lands mid-turn, with room
 
 /** A simulated agent loop: each iteration polls the prefetch, then "works" for a fixed time. */
 async function agentTurn(poll: () => RecallResult | undefined) {
