@@ -78,3 +78,9 @@ describe('porterStem', () => {
     expect(porterStem('café')).toBe('café');
   });
 });
+
+describe('number words', () => {
+  it('index small numbers as digits', () => {
+    expect(tokenize('two kids, three retries')).toEqual(tokenize('2 kids, 3 retries'));
+  });
+});

@@ -53,6 +53,13 @@ export function stemWord(word: string): string {
   return cachedStem(IRREGULAR_FORMS.get(word) ?? word);
 }
 
+// Small numbers are written both ways ("two kids", "2 kids"); index them as digits.
+const NUMBER_WORDS = new Map(
+  'zero one two three four five six seven eight nine ten eleven twelve'
+    .split(' ')
+    .map((word, value) => [word, String(value)]),
+);
+
 export interface AnalyzedText {
   /** Index terms in order: stems of content words, CJK bigrams. */
   terms: string[];
@@ -81,7 +88,7 @@ export function analyze(text: string): AnalyzedText {
       continue;
     }
     if (STOP_WORDS.has(run)) continue;
-    const base = IRREGULAR_FORMS.get(run) ?? run;
+    const base = NUMBER_WORDS.get(run) ?? IRREGULAR_FORMS.get(run) ?? run;
     terms.push(cachedStem(base));
     words.push(base);
     if (previous !== undefined) pairs.push(cachedStem(previous + base));
