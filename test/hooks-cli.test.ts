@@ -239,7 +239,7 @@ describe('engram hook <event> with real-shaped input', () => {
   });
 });
 
-describe('engram hook stop and pre-compact with a model (scripted server)', () => {
+describe('engram hook with a model (scripted server)', () => {
   let server: ScriptedModelServer;
   let env: Record<string, string>;
   beforeEach(async () => {
