@@ -234,7 +234,8 @@ function feedbackGroups(
   for (const d of top) {
     const length = index.lengthOf(d) || 1;
     for (const [term, tf] of index.termsOf(d)) {
-      if (queryTerms.has(term)) continue;
+      // A term only that memory holds cannot find anything new; it would only re-boost it.
+      if (queryTerms.has(term) || (index.postings(term)?.docs.length ?? 0) < 2) continue;
       candidates.set(term, (candidates.get(term) ?? 0) + (tf / length) * index.idf(term));
     }
   }
