@@ -146,8 +146,8 @@ export function createOfflineRanker(memories: readonly RankableMemory[]): Offlin
       scoreGroups(wordIndex, feedbackGroups(wordIndex, words, queryTerms), words, overlap);
       const grams = scoreTerms(gramIndex, charGrams(analyzed.words));
 
-      const maxWords = Math.max(0, ...words);
-      const maxGrams = Math.max(0, ...grams);
+      const maxWords = maxOf(words);
+      const maxGrams = maxOf(grams);
       // Blend both views relative to their best match, then express it in word-match units.
       const scale = maxWords > 0 ? maxWords / unit : 1;
       const ranked: RankedMemory[] = [];
@@ -248,6 +248,14 @@ function feedbackGroups(
     alternatives: new Map([[term, 1]]),
     counts: false,
   }));
+}
+
+// A loop, not Math.max(...scores): a prefiltered directory can hold more memories than a call
+// may take arguments.
+function maxOf(scores: Float64Array): number {
+  let max = 0;
+  for (const v of scores) if (v > max) max = v;
+  return max;
 }
 
 /** Indices of the `k` best positive scores, best first, ties by index (no full sort). */
