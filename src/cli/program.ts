@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { EngramError } from '../util/errors.js';
+import { registerDemoCommands } from './commands/demo.js';
 import { registerDreamCommands } from './commands/dream.js';
 import { registerEvalCommands } from './commands/eval.js';
 import { registerExtractCommands } from './commands/extract.js';
@@ -34,6 +35,7 @@ export function buildProgram(io: CliIo): Command {
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   // Each layer registers its own commands here, one line each.
   registerMemoryCommands(program, io);
+  registerDemoCommands(program, io);
   registerExtractCommands(program, io);
   registerInstructionsCommands(program, io);
   registerMcpCommands(program, io);

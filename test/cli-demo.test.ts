@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { DEMO_PROMPTS } from '../src/cli/commands/demo.js';
+import { runCaptured, testIo } from '../src/cli/test-io.js';
+
+describe('engram demo (the quickstart command)', () => {
+  it('prints the system prompt once and per-turn injections, with zero memories for an unrelated turn', async () => {
+    const io = testIo();
+    const run = await runCaptured(['demo', '--json'], io);
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(out.systemPrompt).toContain('Contents of');
+    expect(out.systemPrompt).toContain('# Persistent memory');
+    expect(out.systemPrompt).toContain('- [No try/catch in handlers](no-try-catch-in-handlers.md)');
+    expect(out.turns.map((t: { prompt: string }) => t.prompt)).toEqual(DEMO_PROMPTS);
+    expect(out.turns[0].injection).toContain('no-try-catch-in-handlers.md');
+    expect(out.turns[0].injection).toMatch(/^<system-reminder>/);
+    expect(out.turns[2].injection).toBe('');
+  });
+
+  it('refuses a project directory that does not exist', async () => {
+    const run = await runCaptured(['demo', '--cwd', '/nonexistent/project'], testIo());
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/No such project directory/);
+  });
+});
