@@ -1,6 +1,8 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { isRecallable } from '../recall/candidates.js';
 import { scanHeaders } from '../recall/header-scan.js';
 import { rankOffline } from '../recall/offline-ranker.js';
@@ -55,7 +57,13 @@ export async function offlineRecall(dir: string, query: string, nowMs: number): 
   return (await recall({ dir, query, now: nowMs })).selected.length;
 }
 
+// A full collection before each sample, so no contender pays for the garbage of the one before it
+// (the cold ranker allocates a whole index; its collection used to land in the next sample).
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc') as () => void;
+
 export async function timeIt(fn: () => Promise<unknown>): Promise<number> {
+  collectGarbage();
   const started = performance.now();
   await fn();
   return performance.now() - started;
