@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { buildInjection, prepareInjectedMemory } from '../inject/build.js';
 import { DEFAULT_INJECTION_LIMITS, type InjectionLimits } from '../inject/constants.js';
 import { type InjectionHistory, injectionHistory } from '../inject/history.js';
-import { budgetExhaustedNotice } from '../inject/prompts.js';
+import { budgetExhaustedNotice, truncationNote } from '../inject/prompts.js';
 import { type InjectedMemory, type Injection, renderInjection } from '../inject/render.js';
 import type { LanguageModel, Message } from '../llm/types.js';
 import { memoryAgeDays } from '../memdir/freshness.js';
@@ -53,8 +53,10 @@ export interface RecalledMemory {
   description: string | null;
   /** The frozen header, as injected. */
   header: string;
-  /** Bytes this memory adds to the injection (its whole section). */
+  /** Bytes of the memory's text that went in: the whole file, or the kept prefix when truncated. */
   bytes: number;
+  /** Bytes this memory adds to the injection and the session budget (header, markers, note too). */
+  sectionBytes: number;
   truncated: boolean;
   ageDays: number;
   stale: boolean;
@@ -164,7 +166,7 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
     { sessionBytes: history.sessionBytes, budgetNoticeShown: false, limits },
   );
   const selected = built.injected.map(({ memory, bytes }, i) =>
-    describeSelected(prepared[i]!.header, memory, bytes, run),
+    describeSelected(prepared[i]!, memory, bytes, run),
   );
   shape.injected = selected.length;
   shape.injectedBytes = built.injectedBytes;
@@ -181,9 +183,9 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
 }
 
 function describeSelected(
-  header: MemoryHeader,
+  { header, textBytes }: { header: MemoryHeader; textBytes: number },
   memory: InjectedMemory,
-  bytes: number,
+  sectionBytes: number,
   run: Run,
 ): RecalledMemory {
   const ageDays = memoryAgeDays(header.mtimeMs, run.nowMs);
@@ -193,7 +195,8 @@ function describeSelected(
     type: header.type,
     description: header.description ?? null,
     header: memory.header,
-    bytes,
+    bytes: textBytes,
+    sectionBytes,
     truncated: memory.truncated,
     ageDays,
     stale: ageDays > run.staleAfterDays,
@@ -253,7 +256,12 @@ async function readSelected(
           nowMs,
           limits,
         );
-        return { header, memory };
+        // The note is appended verbatim after the kept prefix, so the prefix is what remains.
+        const textBytes = memory.truncated
+          ? Buffer.byteLength(memory.content) -
+            Buffer.byteLength(truncationNote(header.path, limits))
+          : Buffer.byteLength(doc.content);
+        return { header, memory, textBytes };
       } catch (error) {
         if (isEngramError(error, 'not_found')) return undefined; // removed since the scan
         throw error;

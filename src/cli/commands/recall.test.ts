@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DAY, NOW, seedMemories, tempMemoryDir } from '../../recall/__fixtures__/memdir.js';
 import { runCaptured, testIo } from '../test-io.js';
@@ -61,9 +62,34 @@ describe('engram recall', () => {
       selected: 2,
       staleSelected: 1,
     });
-    expect(out.shape.injectedBytes).toBe(
-      out.selected.reduce((s: number, m: { bytes: number }) => s + m.bytes, 0),
+    // Each memory's text bytes; the shape also counts headers and markers.
+    const textBytes = out.selected.reduce((sum: number, m: { bytes: number }) => sum + m.bytes, 0);
+    expect(out.shape.injectedBytes).toBeGreaterThan(textBytes);
+  });
+
+  it('cuts a 50 KB memory to at most 4,096 bytes ending at a newline, with a note naming it', async () => {
+    const dir = tempMemoryDir();
+    const body = Array.from(
+      { length: 1200 },
+      (_, i) => `Step ${i}: apply the schema migration.`,
+    ).join('\n');
+    await seedMemories(dir, [
+      { file: 'runbook.md', description: 'schema migration runbook', body },
+    ]);
+    const io = testIo();
+    const run = await runCaptured(
+      ['recall', 'apply the schema migration', '--dir', dir, '--json', '--model', 'offline'],
+      io,
     );
+    const out = JSON.parse(run.stdout);
+    const [m] = out.selected;
+    expect(m).toMatchObject({ file: 'runbook.md', truncated: true });
+    expect(m.bytes).toBeLessThanOrEqual(4096);
+    const payload: string = out.injection.split(`${m.header}\n\n`)[1];
+    const kept = payload.slice(0, payload.indexOf('[Shortened'));
+    expect(Buffer.byteLength(kept)).toBe(m.bytes);
+    expect(kept.endsWith('\n')).toBe(true);
+    expect(payload).toContain(`Read the full memory at ${join(dir, 'runbook.md')}`);
   });
 
   it('leaves out --surfaced files and passes --tools to the selector input', async () => {
