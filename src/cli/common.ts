@@ -1,6 +1,13 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { type MemoryDirResolution, projectRoot, resolveMemoryDir } from '../memdir/index.js';
+import { type ModelResolution, resolveModel } from '../llm/resolve-model.js';
+import {
+  loadSettings,
+  type MemoryDirResolution,
+  mergedSettings,
+  projectRoot,
+  resolveMemoryDir,
+} from '../memdir/index.js';
 import { EngramError } from '../util/errors.js';
 import type { CliIo } from './io.js';
 
@@ -63,4 +70,16 @@ export function memoryDirFor(io: CliIo, options: CommonOptions): MemoryDirResolu
 
 export function printJson(io: CliIo, value: unknown): void {
   io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * The model background commands use: the environment (`ENGRAM_MODEL`, provider keys and base URLs)
+ * over the `model` settings key. One place, so every command agrees on what "configured" means.
+ */
+export function configuredModel(io: CliIo, options: CommonOptions): ModelResolution {
+  const value = mergedSettings(loadSettings(environmentFor(io, options))).model;
+  return resolveModel({
+    env: io.env,
+    ...(typeof value === 'string' ? { settings: { model: value } } : {}),
+  });
 }

@@ -13,13 +13,14 @@ import {
   sessionFolderLister,
   transcriptDirectoryLister,
 } from '../../dream/index.js';
-import { resolveModel } from '../../llm/resolve-model.js';
+import type { resolveModel } from '../../llm/resolve-model.js';
 import { loadSettings, mergedSettings } from '../../memdir/index.js';
 import { sessionMemoryRoot } from '../../session/session-store.js';
 import { EngramError } from '../../util/errors.js';
 import {
   CliExit,
   type CommonOptions,
+  configuredModel,
   environmentFor,
   memoryDirFor,
   printJson,
@@ -93,10 +94,7 @@ export function registerDreamCommands(program: Command, io: CliIo): void {
       const resolution = memoryDirFor(io, opts);
       const memoryDir = resolution.path;
       const settings = mergedSettings(loadSettings(env));
-      const model = resolveModel({
-        env: io.env,
-        settings: typeof settings.model === 'string' ? { model: settings.model } : {},
-      });
+      const model = configuredModel(io, opts);
       const sessions = opts.transcripts?.length
         ? combineSessionListers(
             ...opts.transcripts.map((d) => transcriptDirectoryLister(resolve(env.cwd, d))),

@@ -8,12 +8,12 @@ import {
 } from '../../extract/index.js';
 import { loadTranscriptFile } from '../../llm/claude-code-transcript.js';
 import { FILE_TOOL_DEFINITIONS } from '../../llm/file-tools.js';
-import { resolveModel } from '../../llm/resolve-model.js';
 import { memoryGuidance } from '../../memdir/prompts.js';
 import { EngramError } from '../../util/errors.js';
 import {
   CliExit,
   type CommonOptions,
+  configuredModel,
   environmentFor,
   memoryDirFor,
   printJson,
@@ -61,7 +61,7 @@ export function registerExtractCommands(program: Command, io: CliIo): void {
       if (!Number.isInteger(maxTokens) || maxTokens < 1) {
         throw new EngramError('invalid_input', '--max-context-tokens needs a positive integer');
       }
-      const resolution = resolveModel({ env: io.env });
+      const resolution = configuredModel(io, opts);
       if (!resolution.ok) {
         throw new EngramError('no_model', `extract needs a model. ${resolution.reason}`);
       }

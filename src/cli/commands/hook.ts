@@ -23,12 +23,12 @@ import {
   uninstallHooks,
   userPromptSubmitHook,
 } from '../../hooks/index.js';
-import { resolveModel } from '../../llm/resolve-model.js';
 import { engramHome, loadSettings, mergedSettings } from '../../memdir/index.js';
 import { EngramError } from '../../util/errors.js';
 import {
   CliExit,
   type CommonOptions,
+  configuredModel,
   memoryDirFor,
   printJson,
   withCommonOptions,
@@ -86,9 +86,7 @@ function contextFor(io: CliIo, opts: HookOptions, input: HookInput): HookContext
     log: (line) => io.stderr(`engram: ${line}\n`),
   };
   if (opts.model !== false) {
-    const settings = mergedSettings(loadSettings(environment));
-    const model = typeof settings.model === 'string' ? settings.model : undefined;
-    const resolved = resolveModel({ env: io.env, ...(model ? { settings: { model } } : {}) });
+    const resolved = configuredModel(io, opts);
     if (resolved.ok) ctx.model = resolved.model;
   }
   return ctx;

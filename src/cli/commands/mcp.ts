@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { resolveModel } from '../../llm/resolve-model.js';
-import { type CommonOptions, memoryDirFor, withCommonOptions } from '../common.js';
+import { type CommonOptions, configuredModel, memoryDirFor, withCommonOptions } from '../common.js';
 import type { CliIo } from '../io.js';
 
 interface McpOptions extends CommonOptions {
@@ -15,7 +14,7 @@ export function registerMcpCommands(program: Command, io: CliIo): void {
     .option('--no-model', 'recall with the offline ranker even when a model is configured')
     .action(async (opts: McpOptions) => {
       const { path } = memoryDirFor(io, opts);
-      const resolved = opts.model === false ? undefined : resolveModel({ env: io.env });
+      const resolved = opts.model === false ? undefined : configuredModel(io, opts);
       // stdout is the protocol channel: everything for people goes to stderr.
       io.stderr(
         `engram mcp: serving ${path} (recall: ${resolved?.ok ? resolved.description : 'offline ranker'})\n`,

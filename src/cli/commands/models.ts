@@ -1,21 +1,15 @@
 import type { Command } from 'commander';
-import { isModelError, MODEL_CHECK_PROMPT, resolveModel } from '../../llm/index.js';
-import { loadSettings, mergedSettings } from '../../memdir/index.js';
+import { isModelError, MODEL_CHECK_PROMPT } from '../../llm/index.js';
 import {
   CliExit,
   type CommonOptions,
-  environmentFor,
+  configuredModel,
   printJson,
   withCommonOptions,
 } from '../common.js';
 import type { CliIo } from '../io.js';
 
 /** The model named in settings (`"model": "anthropic:<id>"`), if any; the environment wins. */
-function settingsModel(io: CliIo, opts: CommonOptions): string | undefined {
-  const value = mergedSettings(loadSettings(environmentFor(io, opts))).model;
-  return typeof value === 'string' ? value : undefined;
-}
-
 export function registerModelsCommands(program: Command, io: CliIo): void {
   const models = program.command('models').description('the model engram uses for background work');
 
@@ -23,8 +17,7 @@ export function registerModelsCommands(program: Command, io: CliIo): void {
     .description('make one small real call to the configured model and print the model and usage')
     .option('--timeout <ms>', 'give up after this many milliseconds', '60000')
     .action(async (opts: CommonOptions & { timeout: string }) => {
-      const model = settingsModel(io, opts);
-      const resolution = resolveModel({ env: io.env, ...(model ? { settings: { model } } : {}) });
+      const resolution = configuredModel(io, opts);
       if (!resolution.ok) {
         if (opts.json) printJson(io, { ok: false, configured: false, reason: resolution.reason });
         else io.stderr(`engram: ${resolution.reason}\n`);

@@ -1,9 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { resolveModel } from '../../llm/resolve-model.js';
 import type { LanguageModel } from '../../llm/types.js';
-import { loadSettings, mergedSettings } from '../../memdir/settings.js';
 import {
   DEFAULT_STALE_AFTER_DAYS,
   metricsPathFor,
@@ -16,6 +14,7 @@ import {
 import { EngramError } from '../../util/errors.js';
 import {
   type CommonOptions,
+  configuredModel,
   environmentFor,
   memoryDirFor,
   printJson,
@@ -62,11 +61,7 @@ function modelFor(io: CliIo, opts: RecallCliOptions): LanguageModel | undefined 
   if (opts.model !== 'auto') {
     throw new EngramError('invalid_input', `--model is offline or auto (got "${opts.model}")`);
   }
-  const configured = mergedSettings(loadSettings(environmentFor(io, opts))).model;
-  const resolution = resolveModel({
-    env: io.env,
-    ...(typeof configured === 'string' ? { settings: { model: configured } } : {}),
-  });
+  const resolution = configuredModel(io, opts);
   if (resolution.ok) return resolution.model;
   io.stderr(
     'engram: no model configured; the offline ranker selects (use --model offline to silence this)\n',

@@ -1,7 +1,6 @@
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { loadTranscriptFile, type TranscriptReadResult } from '../../llm/claude-code-transcript.js';
-import { resolveModel } from '../../llm/resolve-model.js';
 import type { LanguageModel } from '../../llm/types.js';
 import {
   awaySummary,
@@ -12,7 +11,7 @@ import {
 } from '../../session/index.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { EngramError } from '../../util/errors.js';
-import { CliExit, printJson } from '../common.js';
+import { CliExit, type CommonOptions, configuredModel, printJson } from '../common.js';
 import type { CliIo } from '../io.js';
 
 interface TranscriptOptions {
@@ -29,15 +28,15 @@ async function loadTranscript(io: CliIo, opts: TranscriptOptions) {
   return { path, read, sessionId };
 }
 
-function requireModel(io: CliIo): LanguageModel {
-  const resolution = resolveModel({ env: io.env });
+function requireModel(io: CliIo, opts: CommonOptions): LanguageModel {
+  const resolution = configuredModel(io, opts);
   if (!resolution.ok) throw new EngramError('no_model', resolution.reason);
   return resolution.model;
 }
 
-function optionalModel(io: CliIo, wanted: boolean): LanguageModel | undefined {
+function optionalModel(io: CliIo, opts: CommonOptions, wanted: boolean): LanguageModel | undefined {
   if (!wanted) return undefined;
-  const resolution = resolveModel({ env: io.env });
+  const resolution = configuredModel(io, opts);
   return resolution.ok ? resolution.model : undefined;
 }
 
@@ -128,7 +127,7 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
     .option('--json', 'print machine-readable JSON')
     .action(async (opts: TranscriptOptions & { force?: boolean }) => {
       const { read, sessionId } = await loadTranscript(io, opts);
-      const model = requireModel(io);
+      const model = requireModel(io, opts);
       const outcome = await updateSessionNotes({
         environment: io,
         sessionId,
@@ -169,7 +168,7 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
     .option('--session <id>', 'session id (default: from the transcript, else the file name)')
     .action(async (opts: TranscriptOptions) => {
       const { read, sessionId } = await loadTranscript(io, opts);
-      const model = requireModel(io);
+      const model = requireModel(io, opts);
       const view = await readSessionNotes(io, sessionId);
       const notes = view.exists && !view.templateOnly ? view.content : undefined;
       io.stdout(`${await awaySummary(read.messages, notes, { model })}\n`);
@@ -188,7 +187,7 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
     .option('--json', 'print machine-readable JSON')
     .action(async (opts: TranscriptOptions & { out?: string; model?: boolean }) => {
       const { read, sessionId } = await loadTranscript(io, opts);
-      const model = optionalModel(io, opts.model !== false);
+      const model = optionalModel(io, opts, opts.model !== false);
       const result = await compactSession({
         environment: io,
         sessionId,
