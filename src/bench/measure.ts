@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { scanMemories } from '../memdir/scan.js';
 import { isRecallable } from '../recall/candidates.js';
-import { scanHeaders } from '../recall/header-scan.js';
 import { rankOffline } from '../recall/offline-ranker.js';
 import { offlineRankerFor } from '../recall/ranker-cache.js';
 import { recall } from '../recall/recall.js';
@@ -35,20 +35,20 @@ export async function filesystemFloor(dir: string): Promise<number> {
   return bytes;
 }
 
-/** engram's recall scan alone (see header-scan.ts). */
+/** engram's recall scan alone: every header, no cap (what recall reads each turn). */
 export async function scanOnly(dir: string): Promise<number> {
-  return (await scanHeaders(dir)).memories.length;
+  return (await scanAll(dir)).memories.length;
 }
 
 /** Scan, then rank with an index built from scratch: a one-shot process (the CLI). */
 export async function scanAndRankCold(dir: string, query: string, nowMs: number): Promise<number> {
-  const scan = await scanHeaders(dir);
+  const scan = await scanAll(dir);
   return rankOffline(query, scan.memories.filter(isRecallable), { nowMs }).length;
 }
 
 /** Scan, then rank with the index a long-lived host kept from its previous turn. */
 export async function scanAndRankWarm(dir: string, query: string, nowMs: number): Promise<number> {
-  const scan = await scanHeaders(dir);
+  const scan = await scanAll(dir);
   return offlineRankerFor(scan.memories.filter(isRecallable)).rank(query, { nowMs }).length;
 }
 
@@ -73,4 +73,8 @@ export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function scanAll(dir: string) {
+  return scanMemories(dir, { cap: Number.POSITIVE_INFINITY });
 }

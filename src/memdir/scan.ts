@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { TEMP_PREFIX } from '../util/atomic-write.js';
 import { errnoCode } from '../util/errors.js';
 import { FRONTMATTER_MAX_LINES, INDEX_FILE, MAX_SCANNED_FILES } from './constants.js';
-import { parseFrontmatter, stringField } from './frontmatter.js';
-import { type MemoryHeader, parseMemoryType, type ScanResult } from './types.js';
+import { headerFromHead, headerFromText } from './header.js';
+import type { MemoryHeader, ScanResult } from './types.js';
 
 export interface ScanOptions {
   /** Keep at most this many files, newest first (default 200). */
@@ -16,6 +16,9 @@ export interface ScanOptions {
 const HEAD_MAX_BYTES = 64 * 1024;
 const HEAD_CHUNK = 4096;
 
+/** Re-exported: the header of a file from its text is part of the scan's public surface. */
+export { headerFromText };
+
 /**
  * List every memory file (`*.md` except MEMORY.md, in subfolders too, skipping dot folders),
  * newest first, and parse the frontmatter of the newest `cap` from their first 30 lines only.
@@ -24,27 +27,40 @@ const HEAD_CHUNK = 4096;
 export async function scanMemories(dir: string, options: ScanOptions = {}): Promise<ScanResult> {
   const cap = options.cap ?? MAX_SCANNED_FILES;
   const files = await listMemoryFiles(dir);
-  const stats = await Promise.all(
-    files.map(async (file) => {
-      try {
-        return { file, mtimeMs: (await stat(join(dir, file))).mtimeMs };
-      } catch (error) {
-        if (errnoCode(error) === 'ENOENT') return undefined; // removed while we looked
-        throw error;
-      }
-    }),
-  );
-  const present = stats.filter((s): s is { file: string; mtimeMs: number } => s !== undefined);
-  // Newest first; equal mtimes fall back to the name so the order is deterministic.
-  present.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  const kept = present.slice(0, cap);
-  const memories = await Promise.all(kept.map((s) => readHeader(dir, s.file, s.mtimeMs)));
-  return {
-    memories: memories.filter((m): m is MemoryHeader => m !== undefined),
-    total: present.length,
-    dropped: Math.max(0, present.length - kept.length),
-    cap,
-  };
+  let memories: MemoryHeader[];
+  if (files.length <= cap) {
+    // Everything is kept: one pass, one open + stat + 4 KB read per file.
+    memories = present(await Promise.all(files.map((file) => readHeaderFast(dir, file))));
+  } else {
+    // Past the cap only mtimes decide what is kept, so heads are read for the newest alone.
+    const stats = present(await Promise.all(files.map((file) => statMemory(dir, file))));
+    sortNewestFirst(stats);
+    const kept = stats.slice(0, cap).map((s) => readHeaderFast(dir, s.file));
+    memories = present(await Promise.all(kept));
+  }
+  sortNewestFirst(memories);
+  return { memories, total: files.length, dropped: Math.max(0, files.length - cap), cap };
+}
+
+function present<T>(values: Array<T | undefined>): T[] {
+  return values.filter((v): v is T => v !== undefined);
+}
+
+/** Newest first; equal mtimes fall back to the name so the order is deterministic. */
+function sortNewestFirst(items: Array<{ file: string; mtimeMs: number }>): void {
+  items.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
+
+async function statMemory(
+  dir: string,
+  file: string,
+): Promise<{ file: string; mtimeMs: number } | undefined> {
+  try {
+    return { file, mtimeMs: (await stat(join(dir, file))).mtimeMs };
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined; // removed while we looked
+    throw error;
+  }
 }
 
 /** Relative paths of all memory files below `dir` (no stat, no reads). */
@@ -103,44 +119,41 @@ export async function readHead(
   }
 }
 
-async function readHeader(
-  dir: string,
-  file: string,
-  mtimeMs: number,
-): Promise<MemoryHeader | undefined> {
+const HEAD_BYTES = 4096;
+
+/** One open, one stat and one 4 KB read; the 30-line reference read only when that cannot decide. */
+async function readHeaderFast(dir: string, file: string): Promise<MemoryHeader | undefined> {
   const path = join(dir, file);
-  let head: string;
+  let handle: Awaited<ReturnType<typeof open>>;
   try {
-    head = await readHead(path);
+    handle = await open(path, 'r');
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return undefined; // removed while we looked
+    throw error;
+  }
+  let mtimeMs: number;
+  let head: string;
+  let complete: boolean;
+  try {
+    const [info, read] = await Promise.all([
+      handle.stat(),
+      handle.read(Buffer.allocUnsafe(HEAD_BYTES), 0, HEAD_BYTES, 0),
+    ]);
+    mtimeMs = info.mtimeMs;
+    complete = read.bytesRead < HEAD_BYTES;
+    const bytes = read.buffer.subarray(0, read.bytesRead);
+    // Only whole lines: a cut line (or a cut UTF-8 character) must not be mistaken for content.
+    const end = complete ? bytes.length : bytes.lastIndexOf(0x0a) + 1;
+    head = bytes.subarray(0, end).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+  const fast = headerFromHead(dir, file, mtimeMs, head, complete);
+  if (fast) return fast;
+  try {
+    return headerFromText(dir, file, mtimeMs, await readHead(path));
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined;
     throw error;
   }
-  return headerFromText(dir, file, mtimeMs, head);
-}
-
-/** Build a header from a file's text (its head is enough). Pure. */
-export function headerFromText(
-  dir: string,
-  file: string,
-  mtimeMs: number,
-  text: string,
-): MemoryHeader {
-  const fm = parseFrontmatter(text, FRONTMATTER_MAX_LINES);
-  const data = fm.found ? fm.data : {};
-  const header: MemoryHeader = {
-    file,
-    path: join(dir, file),
-    mtimeMs,
-    type: parseMemoryType(data.type),
-    status: data.status === 'revoked' ? 'revoked' : 'active',
-    hasFrontmatter: fm.found,
-    frontmatter: data,
-  };
-  const name = stringField(data, 'name');
-  const description = stringField(data, 'description');
-  if (name !== undefined) header.name = name;
-  if (description !== undefined) header.description = description;
-  if (fm.found && fm.error !== undefined) header.frontmatterError = fm.error;
-  return header;
 }

@@ -1,6 +1,6 @@
 import { MAX_SCANNED_FILES } from '../memdir/constants.js';
+import { scanMemories } from '../memdir/scan.js';
 import type { MemoryHeader } from '../memdir/types.js';
-import { scanHeaders } from './header-scan.js';
 import type { OfflineRanker } from './offline-ranker.js';
 import { offlineRankerFor } from './ranker-cache.js';
 
@@ -45,7 +45,7 @@ export async function loadCandidates(
   const cap = options.cap ?? MAX_SCANNED_FILES;
   // Every header in one pass: up to the cap this is the newest-first scan; past it the prefilter
   // needs them all anyway.
-  const scan = await scanHeaders(dir);
+  const scan = await scanMemories(dir, { cap: Number.POSITIVE_INFINITY });
   const recallable = scan.memories.filter(isRecallable);
   const ranker = offlineRankerFor(recallable);
   const prefiltered = scan.total > cap;

@@ -1,5 +1,4 @@
 export * from './candidates.js';
-export * from './header-scan.js';
 export * from './metrics.js';
 export * from './offline-ranker.js';
 export * from './prefetch.js';

@@ -1,10 +1,13 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtempSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { headerFromText, scanMemories } from '../memdir/scan.js';
-import { tempMemoryDir } from './__fixtures__/memdir.js';
-import { headerFromHead, parseSimpleYaml, scanHeaders } from './header-scan.js';
+import { headerFromHead, headerFromText, parseSimpleYaml } from './header.js';
+import { scanMemories } from './scan.js';
+
+const tempMemoryDir = () => mkdtempSync(join(tmpdir(), 'engram-header-'));
 
 // Values chosen to hit every YAML corner the fast path must hand to the reference parser.
 const tricky = fc.constantFrom(
@@ -106,8 +109,8 @@ describe('headerFromHead', () => {
   });
 });
 
-describe('scanHeaders', () => {
-  it('returns the same headers, in the same order, as scanMemories without a cap', async () => {
+describe('scanMemories with the shortcut', () => {
+  it('returns the headers the YAML reference reads from each whole file, newest first', async () => {
     const dir = tempMemoryDir();
     const files: Record<string, string> = {
       'simple.md': '---\nname: simple\ndescription: Plain one line\ntype: user\n---\nbody\n',
@@ -130,14 +133,28 @@ describe('scanHeaders', () => {
       await utimes(join(dir, file), t, t);
       t += file === 'quoted.md' ? 0 : 10; // one tie, broken by name
     }
-    const fast = await scanHeaders(dir);
-    const reference = await scanMemories(dir, { cap: Number.POSITIVE_INFINITY });
-    expect(fast.memories).toEqual(reference.memories);
-    expect(fast.total).toBe(reference.total);
-    expect(fast.memories.find((m) => m.file === 'long.md')?.type).toBe('project');
+    for (const cap of [Number.POSITIVE_INFINITY, 5]) {
+      const scan = await scanMemories(dir, { cap });
+      const reference = await Promise.all(
+        scan.memories.map(async (m) =>
+          headerFromText(dir, m.file, m.mtimeMs, await readFile(m.path, 'utf8')),
+        ),
+      );
+      expect(scan.memories).toEqual(reference);
+      expect(scan.memories.map((m) => m.mtimeMs)).toEqual(
+        [...scan.memories.map((m) => m.mtimeMs)].sort((a, b) => b - a),
+      );
+      expect(scan.total).toBe(8);
+      expect(scan.memories).toHaveLength(Math.min(cap, 8));
+    }
+    const all = await scanMemories(dir, { cap: Number.POSITIVE_INFINITY });
+    expect(all.memories.find((m) => m.file === 'long.md')?.type).toBe('project');
+    expect(all.memories.findIndex((m) => m.file === 'quoted.md')).toBeLessThan(
+      all.memories.findIndex((m) => m.file === 'simple.md'),
+    );
   });
 
   it('is empty for a missing directory', async () => {
-    expect((await scanHeaders(join(tempMemoryDir(), 'missing'))).memories).toEqual([]);
+    expect((await scanMemories(join(tempMemoryDir(), 'missing'))).memories).toEqual([]);
   });
 });

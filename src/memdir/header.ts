@@ -1,68 +1,17 @@
-import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FRONTMATTER_MAX_LINES } from '../memdir/constants.js';
-import { headerFromText, listMemoryFiles, readHead } from '../memdir/scan.js';
-import type { MemoryHeader, ScanResult } from '../memdir/types.js';
-import { parseMemoryType } from '../memdir/types.js';
-import { errnoCode } from '../util/errors.js';
+import { FRONTMATTER_MAX_LINES } from './constants.js';
+import { parseFrontmatter, stringField } from './frontmatter.js';
+import { type MemoryHeader, parseMemoryType } from './types.js';
 
 /**
- * The hot path's scan: the same headers as memdir's `scanMemories` with no cap, at close to the
- * cost of the filesystem floor (one stat and one 4 KB read per file, all in one pass). The speed
- * comes from two shortcuts, each proven equal to the reference by tests:
- *  - frontmatter is read from the first 4 KB when it closes there (the 30-line rule still holds);
- *  - frontmatter made only of `key: plain value` lines is read without the YAML parser; anything
- *    else (quotes, lists, comments, numbers, colons…) goes to `headerFromText`, the reference.
+ * A memory's header from its text. `headerFromText` is the reference (YAML parser, first 30
+ * lines); `headerFromHead` is the hot path's shortcut that must agree with it.
  */
-export async function scanHeaders(dir: string): Promise<ScanResult> {
-  const files = await listMemoryFiles(dir);
-  const headers = await Promise.all(files.map((file) => readHeaderFast(dir, file)));
-  const memories = headers.filter((m): m is MemoryHeader => m !== undefined);
-  memories.sort(
-    (a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0),
-  );
-  return { memories, total: memories.length, dropped: 0, cap: Number.POSITIVE_INFINITY };
-}
 
-const HEAD_BYTES = 4096;
-
-async function readHeaderFast(dir: string, file: string): Promise<MemoryHeader | undefined> {
-  const path = join(dir, file);
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(path, 'r');
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return undefined; // removed while we looked
-    throw error;
-  }
-  let mtimeMs: number;
-  let head: string;
-  let complete: boolean;
-  try {
-    const [info, read] = await Promise.all([
-      handle.stat(),
-      handle.read(Buffer.allocUnsafe(HEAD_BYTES), 0, HEAD_BYTES, 0),
-    ]);
-    mtimeMs = info.mtimeMs;
-    complete = read.bytesRead < HEAD_BYTES;
-    const bytes = read.buffer.subarray(0, read.bytesRead);
-    // Only whole lines: a cut line (or a cut UTF-8 character) must not be mistaken for content.
-    const end = complete ? bytes.length : bytes.lastIndexOf(0x0a) + 1;
-    head = bytes.subarray(0, end).toString('utf8');
-  } finally {
-    await handle.close();
-  }
-  return headerFromHead(dir, file, mtimeMs, head, complete) ?? slowHeader(dir, file, mtimeMs);
-}
-
-async function slowHeader(dir: string, file: string, mtimeMs: number) {
-  try {
-    return headerFromText(dir, file, mtimeMs, await readHead(join(dir, file)));
-  } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return undefined;
-    throw error;
-  }
-}
+// The hot path reads frontmatter without the YAML parser when it is made only of plain
+// `key: value` lines (as nearly all memories are): the parser alone cost more than the filesystem
+// floor of a scan. Anything else goes to `headerFromText`, the reference; a property test over
+// thousands of generated frontmatters checks the two agree.
 
 /**
  * The header from a file's first whole lines, or undefined when those lines cannot decide it
@@ -137,5 +86,31 @@ function headerFromData(
   };
   if (data.name !== undefined) header.name = data.name;
   if (data.description !== undefined) header.description = data.description;
+  return header;
+}
+
+/** Build a header from a file's text (its head is enough). Pure. */
+export function headerFromText(
+  dir: string,
+  file: string,
+  mtimeMs: number,
+  text: string,
+): MemoryHeader {
+  const fm = parseFrontmatter(text, FRONTMATTER_MAX_LINES);
+  const data = fm.found ? fm.data : {};
+  const header: MemoryHeader = {
+    file,
+    path: join(dir, file),
+    mtimeMs,
+    type: parseMemoryType(data.type),
+    status: data.status === 'revoked' ? 'revoked' : 'active',
+    hasFrontmatter: fm.found,
+    frontmatter: data,
+  };
+  const name = stringField(data, 'name');
+  const description = stringField(data, 'description');
+  if (name !== undefined) header.name = name;
+  if (description !== undefined) header.description = description;
+  if (fm.found && fm.error !== undefined) header.frontmatterError = fm.error;
   return header;
 }
