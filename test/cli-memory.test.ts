@@ -108,8 +108,28 @@ describe('engram CLI commands', () => {
     const index = await runCaptured(['index', '--show', '--dir', dir], io);
     expect(index.stdout).toBe('- [Small PRs](small-prs.md) — Keep PRs under 300 lines\n');
     const rm = await runCaptured(['rm', 'small-prs.md', '--dir', dir, '--json'], io);
-    expect(JSON.parse(rm.stdout)).toEqual({ file: 'small-prs.md', removedFile: true });
+    expect(JSON.parse(rm.stdout)).toEqual({
+      file: 'small-prs.md',
+      removedFile: true,
+      removedIndexLine: true,
+    });
     expect((await runCaptured(['index', '--show', '--dir', dir], io)).stdout).toBe('');
+  });
+
+  it('finds a memory by file, stem or name for show and rm, and says when there is none', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-cli-'));
+    const io = testIo();
+    const add = ['add', '--dir', dir, '--type', 'user', '--description', 'Prefers terse answers'];
+    await runCaptured([...add, '--name', 'Terse answers', '--body', 'Keep answers short.'], io);
+    expect((await runCaptured(['show', 'terse-answers', '--dir', dir], io)).stdout).toContain(
+      'Keep answers short.',
+    );
+    expect((await runCaptured(['show', 'Terse answers', '--dir', dir], io)).code).toBe(0);
+    const missing = await runCaptured(['rm', 'nothing-here', '--dir', dir], io);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/No memory nothing-here\.md/);
+    const rm = await runCaptured(['rm', 'Terse answers', '--dir', dir, '--json'], io);
+    expect(JSON.parse(rm.stdout)).toMatchObject({ file: 'terse-answers.md', removedFile: true });
   });
 
   it('refuses bad input with a clear message and a non-zero exit', async () => {

@@ -5,7 +5,7 @@ import { EngramError, errnoCode } from '../util/errors.js';
 import { INDEX_FILE } from './constants.js';
 import { parseFrontmatter, renderFrontmatter, stringField } from './frontmatter.js';
 import { removeIndexLine, renderIndexLine, updateIndex, upsertIndexLine } from './index-file.js';
-import { headerFromText } from './scan.js';
+import { headerFromText, scanMemories } from './scan.js';
 import { MEMORY_TYPES, type MemoryHeader, type MemoryType } from './types.js';
 
 export interface MemoryInput {
@@ -158,8 +158,11 @@ export async function readMemory(dir: string, file: string): Promise<MemoryDocum
   return { header, content, body };
 }
 
-/** Remove a memory's file and its index pointer together. */
-export async function removeMemory(dir: string, file: string): Promise<{ removedFile: boolean }> {
+/** Remove a memory's file and its index pointer together; says which of the two existed. */
+export async function removeMemory(
+  dir: string,
+  file: string,
+): Promise<{ removedFile: boolean; removedIndexLine: boolean }> {
   const problem = checkMemoryFileName(file);
   if (problem) throw new EngramError('invalid_input', problem);
   let removedFile = true;
@@ -169,8 +172,13 @@ export async function removeMemory(dir: string, file: string): Promise<{ removed
     if (errnoCode(error) !== 'ENOENT') throw error;
     removedFile = false;
   }
-  await updateIndex(dir, (text) => removeIndexLine(text, file));
-  return { removedFile };
+  let removedIndexLine = false;
+  await updateIndex(dir, (text) => {
+    const next = removeIndexLine(text, file);
+    removedIndexLine = next !== text;
+    return next;
+  });
+  return { removedFile, removedIndexLine };
 }
 
 export interface RevokeOptions {
@@ -217,4 +225,32 @@ export async function revokeMemory(
     },
   );
   await updateIndex(dir, (text) => removeIndexLine(text, file));
+}
+
+/**
+ * People and models name memories loosely: `a.md`, `a`, or the memory's title. Resolve to the file,
+ * trying the exact file first so a precise reference always wins; an ambiguous title is an error.
+ */
+export async function resolveMemoryRef(dir: string, ref: string): Promise<string> {
+  const trimmed = ref.trim();
+  if (trimmed.endsWith('.md')) return trimmed;
+  const scan = await scanMemories(dir, { cap: Number.POSITIVE_INFINITY });
+  const files = new Set(scan.memories.map((m) => m.file));
+  for (const candidate of [`${trimmed}.md`, memoryFileName(trimmed)]) {
+    if (files.has(candidate)) return candidate;
+  }
+  const byName = scan.memories.filter(
+    (m) => m.name?.trim().toLowerCase() === trimmed.toLowerCase(),
+  );
+  if (byName.length === 1) return byName[0]!.file;
+  if (byName.length > 1) {
+    throw new EngramError(
+      'invalid_input',
+      `Several memories are named "${trimmed}": ${byName.map((m) => m.file).join(', ')}. Name the file.`,
+    );
+  }
+  throw new EngramError(
+    'not_found',
+    `No memory named ${trimmed} in ${dir}; list the memories to see the files.`,
+  );
 }

@@ -14,6 +14,7 @@ import {
   readMemory,
   rebuildIndexText,
   removeMemory,
+  resolveMemoryRef,
   saveMemory,
   scanMemories,
   updateIndex,
@@ -121,10 +122,10 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
 
   withCommonOptions(program.command('show'))
     .description('print one memory file')
-    .argument('<file>', 'memory file name, e.g. no-try-catch.md')
+    .argument('<file>', 'memory file (no-try-catch.md), its stem, or its name')
     .action(async (file: string, opts: CommonOptions) => {
       const { path: dir } = memoryDirFor(io, opts);
-      const doc = await readMemory(dir, file);
+      const doc = await readMemory(dir, await resolveMemoryRef(dir, file));
       if (opts.json)
         printJson(io, {
           ...headerJson(doc.header),
@@ -136,14 +137,22 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
 
   withCommonOptions(program.command('rm'))
     .description('remove a memory file and its index line')
-    .argument('<file>', 'memory file name')
+    .argument('<file>', 'memory file (no-try-catch.md), its stem, or its name')
     .action(async (file: string, opts: CommonOptions) => {
       const { path: dir } = memoryDirFor(io, opts);
-      const { removedFile } = await removeMemory(dir, file);
-      if (!removedFile)
-        io.stderr(`engram: ${file} did not exist; removed any index line for it.\n`);
-      if (opts.json) printJson(io, { file, removedFile });
-      else io.stdout(`Removed ${file}\n`);
+      const target = await resolveMemoryRef(dir, file).catch(() =>
+        file.endsWith('.md') ? file : `${file}.md`,
+      );
+      const { removedFile, removedIndexLine } = await removeMemory(dir, target);
+      if (!removedFile && !removedIndexLine) {
+        throw new EngramError(
+          'not_found',
+          `No memory ${target} in ${dir} (and no index line for it).`,
+        );
+      }
+      if (!removedFile) io.stderr(`engram: ${target} did not exist; removed its index line.\n`);
+      if (opts.json) printJson(io, { file: target, removedFile, removedIndexLine });
+      else io.stdout(`Removed ${target}\n`);
     });
 
   withCommonOptions(program.command('index'))
