@@ -14,10 +14,11 @@ function sampleProject(): string {
   return resolve(here, '..', '..', '..', 'examples', 'sample-project');
 }
 
-/** Three turns: two that memories should help with, one that no memory is about (zero is an answer). */
+/** Four turns: three that one memory each should help with, one that no memory is about (zero is an answer). */
 export const DEMO_PROMPTS = [
-  'Add an API handler that cancels an order',
-  'Order listing is slow in production, where do I look?',
+  'Add an API handler that refunds a payment',
+  'Latency alerts fired overnight: which dashboard shows them?',
+  'Explain how state works in this React component',
   'What is the capital of France?',
 ];
 
