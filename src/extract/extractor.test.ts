@@ -206,16 +206,20 @@ describe('the fork request', () => {
     await ex.drain(5000);
 
     const [main, fork] = server.requests;
-    // System and tools: identical bytes, cache breakpoints included.
-    expect(fork?.rawBody).toContain(JSON.stringify(main?.body.system));
-    expect(fork?.rawBody).toContain(JSON.stringify(main?.body.tools));
-    // Messages: the main request's messages open the fork's. The cache marker sits on the last
-    // message of each request and is not part of the cached content, so it is set aside here.
-    const strip = (m: unknown) =>
-      JSON.stringify(m, (k, v) => (k === 'cache_control' ? undefined : v));
+    // System, tools and messages: identical bytes, cache breakpoints included. The main request
+    // ended at the user's message, and so does the fork's breakpoint on the shared part.
+    expect(JSON.stringify(fork?.body.system)).toBe(JSON.stringify(main?.body.system));
+    expect(JSON.stringify(fork?.body.tools)).toBe(JSON.stringify(main?.body.tools));
     const mainMessages = main?.body.messages as unknown[];
-    expect(strip(fork?.body.messages.slice(0, mainMessages.length))).toBe(strip(mainMessages));
-    expect(fork?.body.messages[1].content[0].text).toBe('Renamed.');
+    const shared = JSON.stringify(mainMessages).slice(0, -1);
+    expect(fork?.rawBody).toContain(
+      `"system":${JSON.stringify(main?.body.system)},"tools":${JSON.stringify(main?.body.tools)},"messages":${shared},`,
+    );
+    expect(fork?.body.messages.slice(0, mainMessages.length)).toEqual(mainMessages);
+    expect(fork?.body.messages[1]).toEqual({
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Renamed.' }],
+    });
 
     const prompt = forkPrompt(1);
     expect(prompt).toContain('[feedback] no-try-catch.md');

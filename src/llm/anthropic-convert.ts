@@ -83,11 +83,21 @@ function markLastCacheable(message: AnthropicMessage): void {
   }
 }
 
+/** Index of the last user message at or before `index`; `index` itself when there is none. */
+function lastUserAtOrBefore(messages: readonly AnthropicMessage[], index: number): number {
+  for (let i = index; i >= 0; i--) if (messages[i]?.role === 'user') return i;
+  return index;
+}
+
 /**
- * The request prefix with cache breakpoints: last system block, last tool, the message at
- * `cacheBreakpointIndex` (end of a prefix shared with a fork) and the last message. Placement
- * depends only on the messages up to each breakpoint, so a main request and a fork of it
- * serialize their shared portion byte for byte.
+ * The request prefix with cache breakpoints: last system block, last tool, and on the messages
+ * the ends of requests. A request the main agent sends ends with a user message (its question or
+ * its tool results), so that is where its breakpoint goes: on the last user message, not on an
+ * assistant reply that follows it (a prefill or a reply the host appended before forking). A
+ * fork passes `cacheBreakpointIndex` (its prefix's last message); the breakpoint goes on the last
+ * user message at or before it, which is exactly where the main request put it, plus one on the
+ * fork's own last user message. So the main request's system, tools and messages appear in the
+ * fork's body unchanged, markers included, and the request never exceeds the API's four.
  */
 export function toAnthropicPrefix(
   prefix: ConversationPrefix,
@@ -127,8 +137,9 @@ export function toAnthropicPrefix(
     if (converted.content.length > 0) params.messages.push(converted);
     keptIndex.push(params.messages.length - 1);
   }
-  const breakpoints = new Set([params.messages.length - 1]);
-  if (cacheBreakpointIndex !== undefined) breakpoints.add(keptIndex[cacheBreakpointIndex] ?? -1);
+  const breakpoints = new Set([lastUserAtOrBefore(params.messages, params.messages.length - 1)]);
+  if (cacheBreakpointIndex !== undefined)
+    breakpoints.add(lastUserAtOrBefore(params.messages, keptIndex[cacheBreakpointIndex] ?? -1));
   for (const index of breakpoints) {
     const message = params.messages[index];
     if (message) markLastCacheable(message);

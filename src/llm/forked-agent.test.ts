@@ -100,6 +100,41 @@ describe('runForkedAgent over the Anthropic SDK', () => {
     expect(result.usage.inputTokens).toBe(20);
   });
 
+  it('keeps the main request intact when the prefix ends with the reply to it', async () => {
+    const model = scriptedModel(server);
+    // The main agent's request, then the same conversation with its reply appended (what a host
+    // hands a fork at the end of a turn), sent once more as-is (a prefill-style request).
+    server.push({ text: 'main answer' });
+    const reply = await model.generate(prefix);
+    const withReply: ConversationPrefix = {
+      ...prefix,
+      messages: [...prefix.messages, { ...reply.message, id: 'a2' }],
+    };
+    await model.generate(withReply);
+    await runForkedAgent({
+      model,
+      prefix: withReply,
+      prompt: 'Save what is worth remembering.',
+      tools: [],
+      canUseTool: () => ({ behavior: 'allow' }),
+      maxTurns: 1,
+    });
+    const [main, prefill, fork] = server.requests;
+    for (const earlier of [main!, prefill!]) {
+      expect(fork!.body.system).toEqual(earlier.body.system);
+      expect(fork!.body.tools).toEqual(earlier.body.tools);
+      const n = earlier.body.messages.length;
+      expect(fork!.body.messages.slice(0, n)).toEqual(earlier.body.messages);
+      expect(fork!.rawBody.startsWith(earlier.rawBody.slice(0, -2))).toBe(true);
+    }
+    // The breakpoint stays where the main request ended (the user's message) and one marks the
+    // fork's own instruction: four in all.
+    expect(fork!.body.messages[2].content.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+    expect(fork!.body.messages[3].content.at(-1).cache_control).toBeUndefined();
+    expect(fork!.body.messages[4].content.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+    expect(fork!.rawBody.split('"cache_control"').length - 1).toBe(4);
+  });
+
   it('calls onTurn with each turn and its tool calls', async () => {
     const memdir = join(root, 'mem');
     await mkdir(memdir);

@@ -66,7 +66,8 @@ export interface ModelRequest extends ConversationPrefix {
   timeoutMs?: number;
   /**
    * Index in `messages` of the last message shared with another request (a fork's prefix end).
-   * Anthropic puts a cache breakpoint there as well as on the last message, so the shared
+   * Anthropic puts a cache breakpoint on the last user message at or before it (where the main
+   * request, which ended there, put its own) as well as on the last user message, so the shared
    * portion is serialized identically in the main request and in every fork request.
    */
   cacheBreakpointIndex?: number;
