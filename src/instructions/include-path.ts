@@ -29,13 +29,6 @@ export function isInside(path: string, root: string): boolean {
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
-/** Where a chain of files may read from: anywhere (managed, or allowed by the user) or some roots. */
-export type AllowedRoots = 'any' | readonly string[];
-
-export function isAllowed(path: string, roots: AllowedRoots): boolean {
-  return roots === 'any' || roots.some((root) => isInside(path, root));
-}
-
 /** A path key under which one file loads once; case-insensitive file systems fold case. */
 export function comparisonKey(
   realPath: string,

@@ -14,13 +14,8 @@ import {
   MAX_INCLUDE_DEPTH,
   TEXT_FILE_NAMES,
 } from './constants.js';
-import {
-  type AllowedRoots,
-  comparisonKey,
-  isAllowed,
-  isTextFilePath,
-  resolveIncludePath,
-} from './include-path.js';
+import { type Access, accessProblem } from './include-access.js';
+import { comparisonKey, isTextFilePath, resolveIncludePath } from './include-path.js';
 import { extractIncludeReferences } from './markdown.js';
 import { processInstructionText } from './process-text.js';
 import type { InstructionReport, InstructionType, LoadedInstructionFile } from './types.js';
@@ -38,7 +33,7 @@ export interface LoadContext {
 export interface Chain {
   type: InstructionType;
   /** Where includes (and, for project and local files, the file itself) may resolve. */
-  allowedRoots: AllowedRoots;
+  access: Access;
   /** Set for files of a rules folder: `paths:` frontmatter is honoured, relative to this folder. */
   ruleBaseDir?: string;
   /** Set once a conditional rule was found: its includes apply under the same globs. */
@@ -98,8 +93,9 @@ async function admit(
 ): Promise<string | undefined> {
   const isInclude = parent !== undefined;
   // Checked before touching the disk, so a refused path is refused whether or not it exists.
-  if (isInclude && !isAllowed(path, chain.allowedRoots)) {
-    report('refused', 'warning', refusalMessage(path, parent));
+  const problem = isInclude ? accessProblem(path, chain.access) : undefined;
+  if (problem !== undefined) {
+    report('refused', 'warning', refusalMessage(path, parent, problem));
     return undefined;
   }
   if (isInclude && !isTextFilePath(path)) {
@@ -125,8 +121,9 @@ async function admit(
   ctx.seen.add(key);
   // Symlinks resolved: a checked-in link must not reach outside the project either.
   const confined = isInclude || chain.type === 'project' || chain.type === 'local';
-  if (confined && !isAllowed(real, chain.allowedRoots)) {
-    report('refused', 'warning', refusalMessage(real, parent));
+  const realProblem = confined ? accessProblem(real, chain.access) : undefined;
+  if (realProblem !== undefined) {
+    report('refused', 'warning', refusalMessage(real, parent, realProblem));
     return undefined;
   }
   if (isInclude && !isTextFilePath(real)) {
@@ -227,9 +224,13 @@ function isExcluded(patterns: readonly string[], paths: string[]): boolean {
   );
 }
 
-function refusalMessage(resolved: string, parent: string | undefined): string {
+function refusalMessage(resolved: string, parent: string | undefined, problem: string): string {
   const what = parent
     ? `included from ${parent}, but resolves to ${resolved}`
     : `resolves to ${resolved}`;
-  return `Refused: ${what}, outside the project and the folders its files may read. A cloned repository must not pull other files into the prompt; to allow a folder, list it in "allowExternalIncludes" in your user settings.`;
+  const where =
+    problem === 'outside'
+      ? 'outside the project and the folders its files may read'
+      : `inside ${problem}`;
+  return `Refused: ${what}, ${where}. A cloned repository must not pull such files into the prompt; to allow a folder, list it in "allowExternalIncludes" in your user settings.`;
 }

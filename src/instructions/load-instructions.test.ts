@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EngramEnvironment } from '../memdir/settings.js';
 import {
@@ -255,21 +255,85 @@ describe('@includes', () => {
     expect(refused?.severity).toBe('warning');
   });
 
-  it('refuses home files from a project file unless the user allows the folder', async () => {
+  it('includes from the home folder into a project file, but never its private parts', async () => {
     const f = fixture();
     mkdirSync(join(f.root, 'repo/.git'), { recursive: true });
-    f.write({ 'repo/CLAUDE.md': 'Mine: @~/prefs/me.md', 'home/prefs/me.md': 'private prefs' });
-    const refused = await load(f, 'repo');
-    expect(refused.prompt).not.toContain('private prefs');
-    expect(refused.reports.map((r) => r.kind)).toEqual(['refused']);
     f.write({
-      'home/.engram/settings.json': JSON.stringify({ allowExternalIncludes: ['~/prefs'] }),
+      'repo/CLAUDE.md': [
+        'Mine: @~/prefs/me.md and @~/.claude/team.md',
+        '@~/.ssh/config.txt',
+        '@~/.config/gh/hosts.yml',
+        '@~/.claude/.credentials.json',
+        '@~/notes/aws-credentials.txt',
+        '@~/AppData/Roaming/tool/state.json',
+        '@../home/prefs/relative.md',
+      ].join('\n'),
+      'home/prefs/me.md': 'private prefs',
+      'home/prefs/relative.md': 'reached by a relative path',
+      'home/.claude/team.md': 'team notes in dot-claude',
+      'home/.ssh/config.txt': 'SSH-SECRET',
+      'home/.config/gh/hosts.yml': 'GH-SECRET',
+      'home/.claude/.credentials.json': 'CLAUDE-SECRET',
+      'home/notes/aws-credentials.txt': 'AWS-SECRET',
+      'home/AppData/Roaming/tool/state.json': 'APPDATA-SECRET',
     });
-    const allowed = await load(f, 'repo');
-    expect(allowed.prompt).toContain('private prefs');
-    // The user's own files may include from their home without any setting.
-    f.write({ 'home/.engram/settings.json': '{}', 'home/.claude/CLAUDE.md': '@~/prefs/me.md' });
-    expect((await load(f, 'repo')).files.find((x) => x.path.endsWith('me.md'))?.type).toBe('user');
+    const result = await load(f, 'repo');
+    expect(paths(result, f)).toEqual([
+      'home/prefs/me.md',
+      'home/.claude/team.md',
+      'home/prefs/relative.md',
+      'repo/CLAUDE.md',
+    ]);
+    expect(result.prompt).not.toMatch(/SECRET/);
+    const refused = result.reports.filter((r) => r.kind === 'refused');
+    expect(refused.map((r) => r.path.slice(f.home.length + 1))).toEqual([
+      '.ssh/config.txt',
+      '.config/gh/hosts.yml',
+      '.claude/.credentials.json',
+      'notes/aws-credentials.txt',
+      'AppData/Roaming/tool/state.json',
+    ]);
+    expect(refused[0]?.message).toContain(`inside ~${sep}.ssh, a hidden entry`);
+    expect(refused.every((r) => r.severity === 'warning')).toBe(true);
+    expect(result.reports).toHaveLength(refused.length);
+  });
+
+  it('opens a private part of home only when the user names that folder', async () => {
+    const f = fixture();
+    mkdirSync(join(f.root, 'repo/.git'), { recursive: true });
+    f.write({
+      'repo/CLAUDE.md': '@~/.config/team/rules.md and @~/.ssh/config.txt',
+      'home/.config/team/rules.md': 'team rules from dot-config',
+      'home/.ssh/config.txt': 'SSH-SECRET',
+    });
+    const setting = (value: unknown) =>
+      f.write({
+        'home/.engram/settings.json': JSON.stringify({ allowExternalIncludes: value }),
+      });
+    // Neither "everywhere" nor the whole home opens ~/.ssh to a cloned repository.
+    for (const broad of [true, ['~'], [f.root]]) {
+      setting(broad);
+      const result = await load(f, 'repo');
+      expect(result.prompt).not.toContain('team rules');
+      expect(result.prompt).not.toContain('SSH-SECRET');
+      expect(result.reports.map((r) => r.kind)).toEqual(['refused', 'refused']);
+    }
+    setting(['~/.config/team']);
+    const named = await load(f, 'repo');
+    expect(named.prompt).toContain('team rules from dot-config');
+    expect(named.prompt).not.toContain('SSH-SECRET');
+  });
+
+  it('lets a project that lives in a hidden home folder include its own files', async () => {
+    const f = fixture();
+    mkdirSync(join(f.home, '.dotfiles/.git'), { recursive: true });
+    f.write({
+      'home/.dotfiles/CLAUDE.md': '@docs/style.md',
+      'home/.dotfiles/docs/style.md': 'dotfiles style',
+    });
+    const result = await load(f, 'home/.dotfiles');
+    expect(result.prompt).toContain('dotfiles style');
+    expect(result.reports).toEqual([]);
   });
 
   it('refuses a checked-in symlink that points outside the project', async () => {

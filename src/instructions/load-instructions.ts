@@ -14,7 +14,8 @@ import {
   type SettingsFile,
 } from '../memdir/settings.js';
 import { RULES_DIR_ENTRY } from './constants.js';
-import { type AllowedRoots, isInside } from './include-path.js';
+import { type Access, homeScopeFor } from './include-access.js';
+import { isInside } from './include-path.js';
 import { resolveInstructionSettings } from './instruction-settings.js';
 import { type Chain, type LoadContext, loadInstructionFile } from './load-file.js';
 import { renderInstructionsPrompt } from './prompts.js';
@@ -37,8 +38,8 @@ interface Discovery {
   reports: InstructionReport[];
   git: GitLocation | undefined;
   projectRoots: string[];
-  /** Roots plus whatever the user allowed with allowExternalIncludes. */
-  widen: (roots: string[]) => AllowedRoots;
+  /** Where a chain may read: these roots, plus whatever the user allowed (allowExternalIncludes). */
+  access: (roots: string[], home: 'open' | 'guarded') => Access;
   load: (path: string, chain: Chain) => Promise<void>;
 }
 
@@ -62,6 +63,10 @@ export async function readInstructions(
   };
   const git = findGitLocation(cwd);
   const allow = settings.allowExternalIncludes;
+  const home = homeScopeFor(environment.homedir, [
+    join(environment.homedir, '.claude'),
+    engramHome(environment),
+  ]);
   const loaded: LoadedInstructionFile[] = [];
   const discovery: Discovery = {
     environment,
@@ -70,14 +75,21 @@ export async function readInstructions(
     reports,
     git,
     projectRoots: git ? [...new Set([git.topLevel, git.commonRoot])] : [cwd],
-    widen: (roots) => (allow === true ? 'any' : [...roots, ...(allow || [])]),
+    access: (roots, homeAccess) => ({
+      roots: [...roots, ...(allow === true ? [] : allow || [])],
+      anywhere: allow === true,
+      ...(homeAccess === 'guarded' && home ? { home } : {}),
+    }),
     load: async (path, chain) => {
       loaded.push(...(await loadInstructionFile(ctx, path, chain)));
     },
   };
   const managed = managedDir(environment);
   for (const name of MANAGED_FILES)
-    await discovery.load(join(managed, name), { type: 'managed', allowedRoots: 'any' });
+    await discovery.load(join(managed, name), {
+      type: 'managed',
+      access: { roots: [], anywhere: true },
+    });
   await loadUserFiles(discovery);
   await loadDirectoryFiles(discovery);
   const files = loaded.filter((f) => !f.conditional);
@@ -95,7 +107,8 @@ async function loadUserFiles(d: Discovery): Promise<void> {
   const { environment, names } = d;
   const chain: Chain = {
     type: 'user',
-    allowedRoots: d.widen([environment.homedir, engramHome(environment), ...d.projectRoots]),
+    // The user's own files may read anything in their home, dot folders included.
+    access: d.access([environment.homedir, engramHome(environment), ...d.projectRoots], 'open'),
   };
   if (names.includes('AGENTS.md')) await d.load(join(engramHome(environment), 'AGENTS.md'), chain);
   if (names.includes('CLAUDE.md') || names.includes('.claude/CLAUDE.md'))
@@ -117,7 +130,10 @@ async function loadDirectoryFiles(d: Discovery): Promise<void> {
     git !== undefined && git.topLevel !== git.commonRoot && isInside(git.topLevel, git.commonRoot);
   for (const dir of ancestorsFromRoot(d.cwd)) {
     const skipProject = nested && isInside(dir, git.commonRoot) && !isInside(dir, git.topLevel);
-    const allowedRoots = d.widen([...d.projectRoots, dir]);
+    // The folder a file sits in vouches for its neighbours, but the file system root vouches for
+    // nothing: a stray /CLAUDE.md must not open every file on the machine.
+    const ownDir = dir === parse(dir).root ? [] : [dir];
+    const access = d.access([...d.projectRoots, ...ownDir], 'guarded');
     for (const name of orderedNames(d.names)) {
       const type = isLocalName(name) ? 'local' : 'project';
       const path = join(dir, name);
@@ -127,8 +143,8 @@ async function loadDirectoryFiles(d: Discovery): Promise<void> {
       }
       if (name === RULES_DIR_ENTRY) {
         for (const rule of await listRuleFiles(path, d.reports))
-          await d.load(rule, { type, allowedRoots, ruleBaseDir: dir });
-      } else await d.load(path, { type, allowedRoots });
+          await d.load(rule, { type, access, ruleBaseDir: dir });
+      } else await d.load(path, { type, access });
     }
   }
 }

@@ -59,6 +59,15 @@ describe('extractIncludeReferences', () => {
       'quote.md',
     ]);
   });
+  it('keeps every @~/ path when several share a paragraph (no strikethrough pairing)', () => {
+    const md = 'Personal:\n@~/notes/a.md\n@~/notes/b.md\n@~/notes/c.md\nsee www.example.com @d.md';
+    expect(extractIncludeReferences(md)).toEqual([
+      '~/notes/a.md',
+      '~/notes/b.md',
+      '~/notes/c.md',
+      'd.md',
+    ]);
+  });
 });
 
 describe('include paths', () => {

@@ -43,7 +43,9 @@ export function extractIncludeReferences(markdown: string): string[] {
   const visit = (tokens: readonly Token[]): void => {
     for (const token of tokens) visitToken(token, found, visit);
   };
-  visit(new Lexer().lex(markdown));
+  // CommonMark mode: GFM strikethrough would pair the `~` of two `@~/…` lines into one deleted
+  // run and split both paths; GFM autolinks would swallow `@x.md` after an e-mail-like word.
+  visit(new Lexer({ gfm: false }).lex(markdown));
   return [...found];
 }
 
