@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MEMORY_TYPES } from '../memdir/types.js';
-import { MCP_SERVER_INSTRUCTIONS, TOOL_DESCRIPTIONS } from './prompts.js';
+import { MCP_SERVER_INSTRUCTIONS, MISSING_INPUT, TOOL_DESCRIPTIONS } from './prompts.js';
 
 describe('MCP prompt texts', () => {
   it('describe every tool, leading with what it does', () => {
@@ -36,5 +36,13 @@ describe('MCP prompt texts', () => {
     ].map((s) => MCP_SERVER_INSTRUCTIONS.indexOf(s));
     expect(at.every((i) => i >= 0)).toBe(true);
     expect(at).toEqual([...at].sort((a, b) => a - b));
+  });
+
+  it('answer a missing save field the way the write gate does, naming what to send', () => {
+    for (const field of ['type', 'name', 'description', 'body'] as const) {
+      expect(MISSING_INPUT[field]).toMatch(new RegExp(`^Not saved\\. A memory needs a ${field}`));
+    }
+    for (const type of MEMORY_TYPES) expect(MISSING_INPUT.type).toContain(type);
+    expect(MISSING_INPUT.body).toMatch(/\*\*Why:\*\*/);
   });
 });

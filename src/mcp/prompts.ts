@@ -25,3 +25,18 @@ Prefer this over deleting or contradicting it, so the mistake is not learned aga
 } as const;
 
 export const NOTHING_RECALLED = 'No memory is relevant to this request.';
+
+/**
+ * What a model reads when it leaves out a field the SDK validates before the tool runs. Phrased
+ * like the write gate's refusals, so a missing field and an empty one get the same guidance.
+ */
+export const MISSING_INPUT = {
+  type: `Not saved. A memory needs a type: one of ${MEMORY_TYPES.slice(0, -1).join(', ')} or ${MEMORY_TYPES.at(-1)}.`,
+  name: 'Not saved. A memory needs a name (a short, specific title).',
+  description:
+    'Not saved. A memory needs a description: one specific line that says what it is about; recall decides from this line alone.',
+  body: 'Not saved. A memory needs a body: the fact or rule first, then **Why:** and **How to apply:**.',
+  query: "Nothing recalled. Pass the user's request as query.",
+  file: 'Pass the memory file (as memory_list shows it) or the memory’s name as file.',
+  reason: 'Not revoked. A revocation needs a reason: one line saying why the memory is wrong.',
+} as const;

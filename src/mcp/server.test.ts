@@ -113,6 +113,15 @@ describe('engram MCP server (in-memory linked transport)', () => {
     const noDescription = await call('memory_save', { ...CORRECTION, description: ' ' });
     expect(noDescription.isError).toBe(true);
     expect(text(noDescription)).toMatch(/^Not saved\. A memory needs a description/);
+    // Left out entirely (the SDK validates the input first): the same actionable refusal.
+    const { description: _left, ...withoutDescription } = CORRECTION;
+    const omitted = await call('memory_save', withoutDescription);
+    expect(omitted.isError).toBe(true);
+    expect(text(omitted)).toContain('Not saved. A memory needs a description');
+    const { body: _body, ...withoutBody } = CORRECTION;
+    expect(text(await call('memory_save', withoutBody))).toContain(
+      'Not saved. A memory needs a body',
+    );
     const noWhy = await call('memory_save', { ...CORRECTION, body: 'Use the real database.' });
     expect(noWhy.isError).toBe(true);
     expect(text(noWhy)).toMatch(/\*\*Why:\*\*/);
@@ -153,6 +162,18 @@ describe('engram MCP server (in-memory linked transport)', () => {
     expect(noReason.isError).toBe(true);
     const badType = await call('memory_save', { ...CORRECTION, type: 'opinion' });
     expect(badType.isError).toBe(true);
+    expect(text(badType)).toContain('user, feedback, project or reference');
+    await call('memory_save', CORRECTION);
+    const self = await call('memory_revoke', {
+      file: 'integration-tests-hit-a-real-database.md',
+      reason: 'wrong',
+      superseded_by: 'integration-tests-hit-a-real-database',
+    });
+    expect(self.isError).toBe(true);
+    expect(text(self)).toMatch(/cannot be superseded by itself/);
+    expect((await readMemory(dir, 'integration-tests-hit-a-real-database.md')).header.status).toBe(
+      'active',
+    );
   });
 
   it('refuses to overwrite a revoked memory so the revocation stays on record', async () => {

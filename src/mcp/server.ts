@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { LanguageModel } from '../llm/types.js';
 import { INDEX_FILE, loadIndex, MEMORY_TYPES, readMemory, scanMemories } from '../memdir/index.js';
-import { MCP_SERVER_INSTRUCTIONS, TOOL_DESCRIPTIONS } from './prompts.js';
+import { MCP_SERVER_INSTRUCTIONS, MISSING_INPUT, TOOL_DESCRIPTIONS } from './prompts.js';
 import {
   auditTool,
   listTool,
@@ -27,6 +27,13 @@ export interface EngramMcpServerOptions {
 
 export const INDEX_RESOURCE_URI = 'engram://index';
 export const MEMORY_RESOURCE_TEMPLATE = 'engram://memory/{+file}';
+
+/**
+ * A required string whose absence or wrong kind is reported in words the model can act on; the
+ * SDK validates the input before the tool runs and would otherwise say only "expected string".
+ */
+const required = (field: keyof typeof MISSING_INPUT) =>
+  z.string({ error: () => MISSING_INPUT[field] });
 
 /** Tool failures are results the model reads (`isError`), never protocol errors. */
 async function asResult(run: () => Promise<ToolText>): Promise<CallToolResult> {
@@ -61,7 +68,9 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
     {
       description: TOOL_DESCRIPTIONS.memory_recall,
       inputSchema: {
-        query: z.string().min(1).describe("The user's request, in their words"),
+        query: required('query')
+          .min(1, MISSING_INPUT.query)
+          .describe("The user's request, in their words"),
         already_surfaced: z
           .array(z.string())
           .optional()
@@ -76,10 +85,14 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
     {
       description: TOOL_DESCRIPTIONS.memory_save,
       inputSchema: {
-        type: z.enum(MEMORY_TYPES),
-        name: z.string().describe('Short, specific title'),
-        description: z.string().describe('One specific line; recall decides from it alone'),
-        body: z.string().describe('The fact or rule first, then **Why:** and **How to apply:**'),
+        type: z.enum(MEMORY_TYPES, { error: () => MISSING_INPUT.type }),
+        name: required('name').describe('Short, specific title'),
+        description: required('description').describe(
+          'One specific line; recall decides from it alone',
+        ),
+        body: required('body').describe(
+          'The fact or rule first, then **Why:** and **How to apply:**',
+        ),
         file: z
           .string()
           .optional()
@@ -102,7 +115,7 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
     {
       description: TOOL_DESCRIPTIONS.memory_read,
       inputSchema: {
-        file: z.string().describe('The memory file, relative to the memory directory'),
+        file: required('file').describe('The memory file, relative to the memory directory'),
       },
       annotations: { readOnlyHint: true },
     },
@@ -113,8 +126,8 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
     {
       description: TOOL_DESCRIPTIONS.memory_revoke,
       inputSchema: {
-        file: z.string().describe('The memory file or its name'),
-        reason: z.string().describe('One line: why the memory is wrong'),
+        file: required('file').describe('The memory file or its name'),
+        reason: required('reason').describe('One line: why the memory is wrong'),
         superseded_by: z.string().optional().describe('The memory file that replaces it, if any'),
       },
       annotations: { destructiveHint: true },

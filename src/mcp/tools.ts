@@ -158,6 +158,12 @@ export async function revokeTool(
     args.superseded_by === undefined
       ? undefined
       : await resolveMemoryRef(ctx.dir, args.superseded_by);
+  if (replacement === file) {
+    throw new EngramError(
+      'invalid_input',
+      `Not revoked. ${file} cannot be superseded by itself; name the memory that replaces it, or leave superseded_by out.`,
+    );
+  }
   await revokeMemory(ctx.dir, file, {
     reason: args.reason,
     ...(replacement !== undefined ? { supersededBy: replacement } : {}),
