@@ -80,6 +80,19 @@ describe('engram extract', () => {
     expect(run.stderr).toContain('ANTHROPIC_API_KEY');
     expect(run.stderr).toContain('ENGRAM_MODEL');
     expect(run.stderr).toContain('OPENAI_BASE_URL');
+    expect(run.stdout).toBe('');
+    const json = await runCaptured(
+      ['extract', '--transcript', transcript, '--dir', dir, '--json'],
+      io,
+    );
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      status: 'failed',
+      reason: 'no_model',
+      saved: [],
+      error: expect.stringContaining('ANTHROPIC_API_KEY'),
+    });
+    expect(json.stderr).toContain('ANTHROPIC_API_KEY');
     expect(server.requests).toHaveLength(0);
   });
 

@@ -63,7 +63,24 @@ export function registerExtractCommands(program: Command, io: CliIo): void {
       }
       const resolution = configuredModel(io, opts);
       if (!resolution.ok) {
-        throw new EngramError('no_model', `extract needs a model. ${resolution.reason}`);
+        const message = `extract needs a model. ${resolution.reason}`;
+        // A script reading --json gets the same shape as a failed run, so it needs no second parser.
+        if (opts.json)
+          printJson(io, {
+            status: 'failed',
+            reason: 'no_model',
+            saved: [],
+            notice: null,
+            cursor: opts.since ?? null,
+            newMessageCount: 0,
+            turns: 0,
+            usage: null,
+            warnings: [],
+            memoryDir: null,
+            model: null,
+            error: message,
+          });
+        throw new EngramError('no_model', message);
       }
       const { path: memoryDir } = memoryDirFor(io, opts);
       const transcript = await loadTranscriptFile(resolve(env.cwd, opts.transcript));
