@@ -1,5 +1,15 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -394,5 +404,35 @@ describe('engram hook install / uninstall', () => {
     expect(broken.code).toBe(2);
     expect(broken.stderr).toMatch(/not valid JSON/);
     expect(await readFile(local, 'utf8')).toBe('{ "hooks": ');
+  });
+
+  it('keeps the settings file a link and its mode, and uninstalls a custom --command', async () => {
+    // Dotfile managers link ~/.claude/settings.json into a repository: the link must survive.
+    const dotfiles = join(root, 'dotfiles', 'claude-settings.json');
+    await mkdir(join(root, 'dotfiles'), { recursive: true });
+    await writeFile(dotfiles, JSON.stringify({ model: 'opus' }));
+    await chmod(dotfiles, 0o644);
+    await mkdir(join(root, '.claude'), { recursive: true });
+    const linked = join(root, '.claude', 'settings.json');
+    await symlink(dotfiles, linked);
+    const command = 'node /opt/tools/mem/dist/cli/main.js';
+    const run = async (args: string[]) => runCaptured(['hook', ...args], io(''));
+
+    expect((await run(['install', '--user', '--command', command])).code).toBe(0);
+    expect((await lstat(linked)).isSymbolicLink()).toBe(true);
+    expect((await stat(dotfiles)).mode & 0o777).toBe(0o644);
+    const installed = JSON.parse(await readFile(dotfiles, 'utf8'));
+    expect(installed.model).toBe('opus');
+    expect(installed.hooks.UserPromptSubmit[0].hooks[0].command).toBe(
+      `${command} hook user-prompt-submit`,
+    );
+    // The same command again is recognised as ours: no duplicates.
+    expect((await run(['install', '--user', '--command', command])).stdout).toMatch(
+      /^Already installed/,
+    );
+    const removed = await run(['uninstall', '--user', '--command', command]);
+    expect(removed.stdout).toMatch(/^Removed engram hooks/);
+    expect(JSON.parse(await readFile(dotfiles, 'utf8'))).toEqual({ model: 'opus' });
+    expect((await lstat(linked)).isSymbolicLink()).toBe(true);
   });
 });

@@ -2,7 +2,7 @@
  * `engram hook install|uninstall`: merge engram's hook entries into a Claude Code settings file.
  * Other keys and other tools' hooks are never touched; ours are recognised by their command.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { EngramEnvironment } from '../memdir/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -40,11 +40,18 @@ interface MatcherGroup extends Json {
 
 const OURS = new RegExp(`\\bhook (${Object.keys(HOOK_EVENTS).join('|')})\\b`);
 
-/** True for a handler engram installed: an engram command running one of our hook events. */
-export function isEngramHook(handler: unknown): boolean {
+/**
+ * True for a handler engram installed: a command running one of our hook events, through a
+ * command that says engram or through the `--command` it was installed with (a path to the
+ * built CLI need not contain the word).
+ */
+export function isEngramHook(handler: unknown, command?: string): boolean {
   if (typeof handler !== 'object' || handler === null) return false;
-  const command = (handler as HookHandler).command;
-  return typeof command === 'string' && /engram/.test(command) && OURS.test(command);
+  const line = (handler as HookHandler).command;
+  if (typeof line !== 'string' || !OURS.test(line)) return false;
+  if (/engram/.test(line)) return true;
+  const prefix = command?.trim();
+  return prefix !== undefined && prefix !== '' && line.trim().startsWith(`${prefix} hook `);
 }
 
 function isObject(value: unknown): value is Json {
@@ -52,7 +59,7 @@ function isObject(value: unknown): value is Json {
 }
 
 /** Settings without any engram hook; groups and events left empty by the removal disappear. Pure. */
-export function withoutEngramHooks(settings: Json): Json {
+export function withoutEngramHooks(settings: Json, command?: string): Json {
   if (!isObject(settings.hooks)) return settings;
   const hooks: Json = {};
   for (const [event, groups] of Object.entries(settings.hooks)) {
@@ -63,7 +70,7 @@ export function withoutEngramHooks(settings: Json): Json {
     const kept = groups
       .map((group: unknown) => {
         if (!isObject(group) || !Array.isArray(group.hooks)) return group;
-        const handlers = group.hooks.filter((h: unknown) => !isEngramHook(h));
+        const handlers = group.hooks.filter((h: unknown) => !isEngramHook(h, command));
         return handlers.length === group.hooks.length ? group : { ...group, hooks: handlers };
       })
       .filter(
@@ -79,7 +86,7 @@ export function withoutEngramHooks(settings: Json): Json {
 
 /** Settings with exactly one engram entry per event (re-installing replaces, never duplicates). Pure. */
 export function withEngramHooks(settings: Json, command: string): Json {
-  const base = withoutEngramHooks(settings);
+  const base = withoutEngramHooks(settings, command);
   const hooks: Json = isObject(base.hooks) ? { ...base.hooks } : {};
   for (const [name, event] of Object.entries(HOOK_EVENTS) as Array<
     [HookCommandName, HookEventName]
@@ -128,13 +135,30 @@ export interface HookInstallResult {
   events: HookEventName[];
 }
 
+/**
+ * Where to write and with which mode: a settings file that is a link (dotfile managers link
+ * ~/.claude/settings.json into a repository) is written through, and an existing file keeps its
+ * mode. A new file is private: settings may hold environment variables with secrets.
+ */
+async function writeTarget(path: string): Promise<{ real: string; mode: number }> {
+  try {
+    const real = await realpath(path);
+    return { real, mode: (await stat(real)).mode & 0o777 };
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') return { real: path, mode: 0o600 };
+    throw error;
+  }
+}
+
 async function rewrite(path: string, change: (settings: Json) => Json): Promise<HookInstallResult> {
   const before = await readSettings(path);
   const after = change(before);
   const changed = JSON.stringify(before) !== JSON.stringify(after);
   if (changed) {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFileAtomic(path, `${JSON.stringify(after, null, 2)}\n`, { mode: 0o600 });
+    const { real, mode } = await writeTarget(path);
+    await mkdir(dirname(real), { recursive: true });
+    await writeFileAtomic(real, `${JSON.stringify(after, null, 2)}\n`, { mode });
+    await chmod(real, mode); // the umask may have narrowed it
   }
   return { path, changed, events: Object.values(HOOK_EVENTS) };
 }
@@ -143,6 +167,7 @@ export function installHooks(path: string, command = 'engram'): Promise<HookInst
   return rewrite(path, (s) => withEngramHooks(s, command));
 }
 
-export function uninstallHooks(path: string): Promise<HookInstallResult> {
-  return rewrite(path, withoutEngramHooks);
+/** Remove our entries; `command` also recognises ones installed with a custom `--command`. */
+export function uninstallHooks(path: string, command?: string): Promise<HookInstallResult> {
+  return rewrite(path, (s) => withoutEngramHooks(s, command));
 }

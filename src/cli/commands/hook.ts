@@ -215,9 +215,10 @@ export function registerHookCommands(program: Command, io: CliIo): void {
     });
   withCommonOptions(scopes(hook.command('uninstall')))
     .description("remove engram's hooks from Claude Code settings (only ours)")
+    .option('--command <cmd>', 'also recognise hooks installed with this --command')
     .action(async (opts: InstallOptions) => {
       const env = opts.cwd ? { ...io, cwd: resolve(io.cwd, opts.cwd) } : io;
-      const result = await uninstallHooks(claudeSettingsPath(env, scopeOf(opts)));
+      const result = await uninstallHooks(claudeSettingsPath(env, scopeOf(opts)), opts.command);
       if (opts.json) printJson(io, result);
       else
         io.stdout(
