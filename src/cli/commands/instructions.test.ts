@@ -80,8 +80,10 @@ describe('engram instructions', () => {
       chars: 17,
       tooLarge: false,
       contentDiffersFromDisk: false,
+      content: 'Two-space indent.',
     });
     expect(json.files[3].contentDiffersFromDisk).toBe(true);
+    expect(json.files[3].content).toBe('Root rules. @docs/style.md\n');
     expect(json.conditionalRules).toHaveLength(1);
     expect(json.conditionalRules[0].globs).toEqual(['src/components/**']);
     expect(json.prompt.startsWith(INSTRUCTIONS_HEADING)).toBe(true);
@@ -115,13 +117,25 @@ describe('engram instructions', () => {
 
   it('reports a refused include and exits 3 for a missing --cwd', async () => {
     const { io } = setup();
-    writeFileSync(join(io.homedir, 'repo/CLAUDE.md'), '@../../../../etc/hostname');
+    writeFileSync(
+      join(io.homedir, 'repo/CLAUDE.md'),
+      '@../../../../etc/hostname\n@~/notes.md\n@~/.ssh/config.txt',
+    );
+    writeFileSync(join(io.homedir, 'notes.md'), 'home notes');
+    mkdirSync(join(io.homedir, '.ssh'));
+    writeFileSync(join(io.homedir, '.ssh/config.txt'), 'SSH-SECRET');
     const run = await runCaptured(['instructions', '--cwd', 'repo'], io);
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/warning: \/etc\/hostname: Refused/);
+    expect(run.stderr).toContain(`warning: ${join(io.homedir, '.ssh/config.txt')}: Refused`);
+    expect(run.stdout).toContain('home notes');
+    expect(run.stdout).not.toContain('SSH-SECRET');
     const missing = await runCaptured(['instructions', '--cwd', 'nope'], io);
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('No such directory');
+    const notDir = await runCaptured(['instructions', '--cwd', 'repo/CLAUDE.md'], io);
+    expect(notDir.code).toBe(3);
+    expect(notDir.stderr).toContain('Not a directory');
   });
 
   it('says so when nothing loads', async () => {

@@ -30,6 +30,8 @@ export function fileJson(f: LoadedInstructionFile) {
     chars: f.chars,
     tooLarge: f.tooLarge,
     contentDiffersFromDisk: f.contentDiffersFromDisk,
+    // What enters the prompt for this file, so a host can show or diff one file at a time.
+    content: f.content,
   };
 }
 
@@ -44,8 +46,8 @@ export function registerInstructionsCommands(program: Command, io: CliIo): void 
     .option('--for <path>', 'add the conditional rules (paths: globs) that apply to this file')
     .action(async (opts: InstructionsOptions) => {
       const environment = environmentFor(io, opts);
-      if (!isDirectory(environment.cwd))
-        throw new EngramError('not_found', `No such directory: ${environment.cwd}`);
+      const problem = directoryProblem(environment.cwd);
+      if (problem) throw new EngramError('not_found', `${problem}: ${environment.cwd}`);
       // Always fresh: a person asking what loads wants today's files, not a cached view.
       const result = await loadInstructions({ environment, cache: false });
       const matched = opts.for === undefined ? [] : rulesFor(opts.for, result);
@@ -68,11 +70,11 @@ export function registerInstructionsCommands(program: Command, io: CliIo): void 
     });
 }
 
-function isDirectory(path: string): boolean {
+function directoryProblem(path: string): string | undefined {
   try {
-    return statSync(path).isDirectory();
+    return statSync(path).isDirectory() ? undefined : 'Not a directory';
   } catch {
-    return false;
+    return 'No such directory';
   }
 }
 
