@@ -60,6 +60,22 @@ describe('resolveModel', () => {
     expect(!empty.ok && empty.reason).toMatch(/names no model id/);
     const blank = resolveModel({ env: { ANTHROPIC_API_KEY: '  ' } });
     expect(blank.ok).toBe(false);
+    // Every refusal says that no model is available, then how to configure one.
+    for (const r of [empty, blank]) expect(!r.ok && r.reason).toMatch(/^No model is/);
+    const named = resolveModel({ env: { ENGRAM_MODEL: 'claude-sonnet-4-5' } });
+    expect(!named.ok && named.reason).toMatch(
+      /^No model is available: "claude-sonnet-4-5" needs ANTHROPIC_API_KEY.*ENGRAM_MODEL=/,
+    );
+    expect(!named.ok && named.reason).not.toContain('No model is configured');
+  });
+
+  it('takes a bare ANTHROPIC_BASE_URL (a keyless proxy) as Anthropic, after any real credentials', () => {
+    const proxy = resolveModel({ env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/' } });
+    expect(proxy.ok && proxy.description).toBe('anthropic:claude-haiku-4-5 at http://127.0.0.1:9/');
+    const both = resolveModel({
+      env: { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9/', OPENAI_API_KEY: 'k' },
+    });
+    expect(both.ok && both.model.provider).toBe('openai');
   });
 
   it('accepts ANTHROPIC_AUTH_TOKEN and sends it as a bearer token', async () => {

@@ -17,11 +17,14 @@ export const DEFAULT_OPENAI_MODEL = 'gpt-5-mini';
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
-export const NO_MODEL_HINT =
-  'No model is configured. Set ANTHROPIC_API_KEY (Anthropic), or OPENAI_API_KEY (OpenAI), or ' +
+/** How to configure a model: every "no model" message ends with it. */
+export const CONFIGURE_MODEL_HINT =
+  'Set ANTHROPIC_API_KEY (Anthropic), or OPENAI_API_KEY (OpenAI), or ' +
   'OPENAI_BASE_URL plus ENGRAM_MODEL=openai:<model> for an OpenAI-compatible server such as ' +
   'Ollama (e.g. OPENAI_BASE_URL=http://localhost:11434/v1 ENGRAM_MODEL=openai:llama3.2). ' +
   'ENGRAM_MODEL=anthropic:<id> or openai:<id> picks the model.';
+
+export const NO_MODEL_HINT = `No model is configured. ${CONFIGURE_MODEL_HINT}`;
 
 type Provider = 'anthropic' | 'openai';
 
@@ -36,6 +39,8 @@ function inferProvider(id: string, env: Record<string, string | undefined>): Pro
   if (/^(gpt-|o\d|chatgpt)/i.test(id)) return 'openai';
   if (env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN) return 'anthropic';
   if (env.OPENAI_API_KEY || env.OPENAI_BASE_URL) return 'openai';
+  // A bare Anthropic-compatible proxy (no key needed) is the last resort.
+  if (env.ANTHROPIC_BASE_URL) return 'anthropic';
   return undefined;
 }
 
@@ -60,7 +65,10 @@ export function resolveModel(options: ResolveModelOptions = {}): ModelResolution
   const spec = env.ENGRAM_MODEL ?? nonEmpty(options.settings?.model);
   const parsed = spec === undefined ? undefined : parseSpec(spec);
   if (parsed && parsed.id === '')
-    return { ok: false, reason: `ENGRAM_MODEL "${spec}" names no model id. ${NO_MODEL_HINT}` };
+    return {
+      ok: false,
+      reason: `No model is available: ENGRAM_MODEL "${spec}" names no model id. ${CONFIGURE_MODEL_HINT}`,
+    };
   const provider =
     parsed?.provider ?? (parsed ? inferProvider(parsed.id, env) : inferProvider('', env));
   if (provider === undefined) return { ok: false, reason: NO_MODEL_HINT };
@@ -71,7 +79,7 @@ export function resolveModel(options: ResolveModelOptions = {}): ModelResolution
     if (!env.ANTHROPIC_API_KEY && !token && !baseURL)
       return {
         ok: false,
-        reason: `Model "${parsed?.id}" needs ANTHROPIC_API_KEY. ${NO_MODEL_HINT}`,
+        reason: `No model is available: "${parsed?.id}" needs ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, or ANTHROPIC_BASE_URL for a proxy). ${CONFIGURE_MODEL_HINT}`,
       };
     const id = parsed?.id ?? DEFAULT_ANTHROPIC_MODEL;
     const model = createAnthropicModel({
@@ -90,12 +98,12 @@ export function resolveModel(options: ResolveModelOptions = {}): ModelResolution
   if (!env.OPENAI_API_KEY && !baseURL)
     return {
       ok: false,
-      reason: `Model "${parsed?.id}" needs OPENAI_API_KEY or OPENAI_BASE_URL. ${NO_MODEL_HINT}`,
+      reason: `No model is available: "${parsed?.id}" needs OPENAI_API_KEY or OPENAI_BASE_URL. ${CONFIGURE_MODEL_HINT}`,
     };
   if (parsed === undefined && baseURL)
     return {
       ok: false,
-      reason: `OPENAI_BASE_URL is set (${baseURL}) but no model is named: set ENGRAM_MODEL=openai:<model your server serves>.`,
+      reason: `No model is available: OPENAI_BASE_URL is set (${baseURL}) but no model is named; set ENGRAM_MODEL=openai:<model your server serves>.`,
     };
   const id = parsed?.id ?? DEFAULT_OPENAI_MODEL;
   const model = createOpenAIModel({

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { isModelError, MODEL_CHECK_PROMPT } from '../../llm/index.js';
+import { EngramError } from '../../util/errors.js';
 import {
   CliExit,
   type CommonOptions,
@@ -17,14 +18,19 @@ export function registerModelsCommands(program: Command, io: CliIo): void {
     .description('make one small real call to the configured model and print the model and usage')
     .option('--timeout <ms>', 'give up after this many milliseconds', '60000')
     .action(async (opts: CommonOptions & { timeout: string }) => {
+      const timeoutMs = Number(opts.timeout);
+      if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
+        throw new EngramError('invalid_input', '--timeout needs a positive number of milliseconds');
       const resolution = configuredModel(io, opts);
       if (!resolution.ok) {
         if (opts.json) printJson(io, { ok: false, configured: false, reason: resolution.reason });
         else io.stderr(`engram: ${resolution.reason}\n`);
         throw new CliExit(1);
       }
-      const timeoutMs = Number(opts.timeout);
       const started = Date.now();
+      // --timeout bounds the whole check, retries included, not just one attempt.
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(), timeoutMs);
       try {
         const response = await resolution.model.generate({
           tools: [],
@@ -36,7 +42,8 @@ export function registerModelsCommands(program: Command, io: CliIo): void {
             },
           ],
           maxTokens: 16,
-          ...(Number.isFinite(timeoutMs) && timeoutMs > 0 ? { timeoutMs } : {}),
+          timeoutMs,
+          signal: deadline.signal,
         });
         const reply = response.message.content
           .filter((b) => b.type === 'text')
@@ -63,7 +70,11 @@ export function registerModelsCommands(program: Command, io: CliIo): void {
             `time: ${result.durationMs} ms\n`,
         );
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = deadline.signal.aborted
+          ? `no answer within ${timeoutMs} ms (--timeout)`
+          : error instanceof Error
+            ? error.message
+            : String(error);
         const details = isModelError(error)
           ? { status: error.status ?? null, isRetryable: error.isRetryable }
           : {};
@@ -76,6 +87,8 @@ export function registerModelsCommands(program: Command, io: CliIo): void {
           });
         else io.stderr(`engram: ${resolution.description} failed: ${message}\n`);
         throw new CliExit(1);
+      } finally {
+        clearTimeout(timer);
       }
     });
 }
