@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { betaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseIndexEntries, readMemory } from '../memdir/index.js';
+import { parseIndexEntries, readMemory, revokeMemory } from '../memdir/index.js';
 import { createMemoryToolHandlers } from './handler.js';
 import { parseMemoryToolPath } from './paths.js';
 
@@ -204,6 +204,34 @@ describe('memory tool commands', () => {
     expect(parseIndexEntries(await index())).toEqual([]);
   });
 
+  it('delete of a folder revokes its memories, removes its plain files, and keeps earlier revocations', async () => {
+    await handlers.create({ command: 'create', path: '/memories/q3/a.md', file_text: MEMORY });
+    await handlers.create({
+      command: 'create',
+      path: '/memories/q3/b.md',
+      file_text: MEMORY.replace('Use pnpm', 'Use corepack'),
+    });
+    await handlers.create({ command: 'create', path: '/memories/q3/todo.txt', file_text: '1. x' });
+    await handlers.create({ command: 'create', path: '/memories/q3/deep/log.txt', file_text: 'y' });
+    await revokeMemory(dir, 'q3/b.md', { reason: 'corepack was dropped', now: NOW });
+    const result = await handlers.delete({ command: 'delete', path: '/memories/q3/' });
+    expect(result).toBe(
+      'Successfully deleted /memories/q3/ (2 memories are kept on disk marked revoked, so they are never recalled or learned again)',
+    );
+    expect((await readMemory(dir, 'q3/a.md')).header.status).toBe('revoked');
+    // An earlier revocation keeps its own reason.
+    expect((await readMemory(dir, 'q3/b.md')).header.frontmatter.reason).toBe(
+      'corepack was dropped',
+    );
+    await expect(lstat(join(dir, 'q3/todo.txt'))).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(lstat(join(dir, 'q3/deep'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(parseIndexEntries(await index())).toEqual([]);
+    // Deleting an already revoked memory again changes nothing on disk.
+    const before = await readFile(join(dir, 'q3/b.md'), 'utf8');
+    await handlers.delete({ command: 'delete', path: '/memories/q3/b.md' });
+    expect(await readFile(join(dir, 'q3/b.md'), 'utf8')).toBe(before);
+  });
+
   it('delete removes for real when configured, and removes plain files and folders', async () => {
     const remover = createMemoryToolHandlers({ memoryDir: dir, onDelete: 'remove' });
     await remover.create({ command: 'create', path: '/memories/sub/a.md', file_text: MEMORY });
@@ -283,7 +311,8 @@ describe('memory tool refusals', () => {
     ['/memories/%2e%2e/x', 'would escape /memories directory'],
     ['/memories/%252e%252e/x', 'would escape /memories directory'],
     ['/memories/a%2f..%2fx', 'would escape /memories directory'],
-    ['/memories/a\\..\\..\\x', 'backslash'],
+    ['/memories/a\\..\\..\\x', 'would escape /memories directory'],
+    ['/memories/a\\b.md', 'backslash'],
     ['/memories/a\0b', 'NUL'],
     ['/etc/passwd', 'Path must start with /memories'],
     ['memories/a', 'Path must start with /memories'],

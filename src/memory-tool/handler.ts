@@ -2,7 +2,7 @@ import { lstat, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs
 import { dirname, join } from 'node:path';
 import type { MemoryToolHandlers } from '@anthropic-ai/sdk/helpers/beta/memory';
 import { INDEX_FILE } from '../memdir/constants.js';
-import { listMemoryFiles, revokeMemory } from '../memdir/index.js';
+import { listMemoryFiles } from '../memdir/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errnoCode } from '../util/errors.js';
 import {
@@ -15,6 +15,7 @@ import {
 } from './format.js';
 import { indexNote, isTopicFile, syncIndex, syncRenamedIndex } from './index-sync.js';
 import { confinedRealPath, parseMemoryToolPath } from './paths.js';
+import { revokeForDelete } from './revoke-delete.js';
 
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
@@ -212,15 +213,13 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
       throw error;
     });
     if ((options.onDelete ?? 'revoke') === 'revoke') {
-      const memories = info.isDirectory()
-        ? (await listMemoryFiles(t.real)).map((f) => `${t.rel}/${f}`)
-        : isTopicFile(t.rel)
-          ? [t.rel]
-          : [];
-      if (memories.length > 0) {
-        const reason = options.deleteReason ?? 'Deleted through the memory tool.';
-        for (const file of memories) await revokeMemory(root, file, { reason, now: now() });
-        return `Successfully deleted ${t.path} (${memories.length === 1 ? 'the memory is' : `${memories.length} memories are`} kept on disk marked revoked, so they are never recalled or learned again)`;
+      const kept = await revokeForDelete(
+        root,
+        { rel: t.rel, real: t.real, isDirectory: info.isDirectory() },
+        { reason: options.deleteReason ?? 'Deleted through the memory tool.', now: now() },
+      );
+      if (kept > 0) {
+        return `Successfully deleted ${t.path} (${kept === 1 ? 'the memory is' : `${kept} memories are`} kept on disk marked revoked, so ${kept === 1 ? 'it is' : 'they are'} never recalled or learned again)`;
       }
     }
     const gone = info.isDirectory()

@@ -48,7 +48,14 @@ export function parseMemoryToolPath(path: unknown): MemoryToolPath {
     return { ok: false, error: `Path must start with /memories, got: ${path}` };
   }
   if (path.includes('\\')) {
-    return { ok: false, error: `Path ${path} contains a backslash; use / to separate folders.` };
+    // Not a separator here, but a model or a Windows habit may mean it as one: say so plainly.
+    const climbs = path.split(/[\\/]/).some((s) => s === '..' || s === '.');
+    return {
+      ok: false,
+      error: climbs
+        ? `Path ${path} would escape /memories directory (a backslash is not a separator here; use /)`
+        : `Path ${path} contains a backslash; use / to separate folders.`,
+    };
   }
   const decoded = fullyDecoded(path);
   if (decoded.includes('\\') || decoded.includes('\0')) {

@@ -1,0 +1,47 @@
+import { readdir, rm, rmdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { listMemoryFiles, readMemory, revokeMemory } from '../memdir/index.js';
+import { isTopicFile } from './index-sync.js';
+
+/**
+ * Files the model sees as plain files (not memories) under `dir`: progress notes, logs. Hidden
+ * entries are left alone: the listing never shows them, so the model cannot mean them.
+ */
+async function removePlainFiles(dir: string): Promise<void> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith('.')) continue;
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      await removePlainFiles(full);
+      // Gone when it held only plain files; kept (ENOTEMPTY) when it holds revoked memories.
+      await rmdir(full).catch(() => {});
+    } else if (!isTopicFile(entry.name)) {
+      await rm(full, { force: true });
+    }
+  }
+}
+
+/**
+ * `delete` in revoke mode. A memory file, or every memory in a folder, is revoked (kept on disk,
+ * off the index, never recalled or extracted again); a memory revoked earlier keeps its own
+ * reason. A folder's plain files are deleted. Returns how many memories were kept, or 0 when
+ * the target holds no memory (the caller then deletes it outright).
+ */
+export async function revokeForDelete(
+  root: string,
+  target: { rel: string; real: string; isDirectory: boolean },
+  options: { reason: string; now: Date },
+): Promise<number> {
+  const memories = target.isDirectory
+    ? (await listMemoryFiles(target.real)).map((f) => `${target.rel}/${f}`)
+    : isTopicFile(target.rel)
+      ? [target.rel]
+      : [];
+  if (memories.length === 0) return 0;
+  for (const file of memories) {
+    const doc = await readMemory(root, file);
+    if (doc.header.status !== 'revoked') await revokeMemory(root, file, options);
+  }
+  if (target.isDirectory) await removePlainFiles(target.real);
+  return memories.length;
+}
