@@ -60,12 +60,14 @@ describe('extractIncludeReferences', () => {
     ]);
   });
   it('keeps every @~/ path when several share a paragraph (no strikethrough pairing)', () => {
-    const md = 'Personal:\n@~/notes/a.md\n@~/notes/b.md\n@~/notes/c.md\nsee www.example.com @d.md';
+    const md =
+      'Personal:\n@~/notes/a.md\n@~/notes/b.md\n@~/notes/c.md\nsee www.example.com @d.md @e\\_f.md';
     expect(extractIncludeReferences(md)).toEqual([
       '~/notes/a.md',
       '~/notes/b.md',
       '~/notes/c.md',
       'd.md',
+      'e_f.md',
     ]);
   });
 });

@@ -41,7 +41,19 @@ const TRAILING_PUNCTUATION = /[.,;:!?)\]}'"]+$/;
 export function extractIncludeReferences(markdown: string): string[] {
   const found = new Set<string>();
   const visit = (tokens: readonly Token[]): void => {
-    for (const token of tokens) visitToken(token, found, visit);
+    // Inline text and backslash escapes form one run, so `@a\_b.md` stays one path (`a_b.md`).
+    let run = '';
+    for (const token of tokens) {
+      const leaf = !('tokens' in token && token.tokens);
+      if (leaf && token.type === 'text') run += token.raw;
+      else if (leaf && token.type === 'escape') run += token.text;
+      else {
+        collectFromText(run, found);
+        run = '';
+        visitToken(token, visit);
+      }
+    }
+    collectFromText(run, found);
   };
   // CommonMark mode: GFM strikethrough would pair the `~` of two `@~/…` lines into one deleted
   // run and split both paths; GFM autolinks would swallow `@x.md` after an e-mail-like word.
@@ -49,11 +61,7 @@ export function extractIncludeReferences(markdown: string): string[] {
   return [...found];
 }
 
-function visitToken(
-  token: Token,
-  found: Set<string>,
-  visit: (tokens: readonly Token[]) => void,
-): void {
+function visitToken(token: Token, visit: (tokens: readonly Token[]) => void): void {
   // Code and raw HTML are examples or markup, never directives.
   if (token.type === 'code' || token.type === 'codespan' || token.type === 'html') return;
   const t = token as Token & {
@@ -63,7 +71,6 @@ function visitToken(
     rows?: Array<Array<{ tokens: Token[] }>>;
   };
   if (t.tokens) visit(t.tokens);
-  else if (token.type === 'text') collectFromText(token.raw, found);
   if (t.items) visit(t.items);
   for (const cell of t.header ?? []) visit(cell.tokens);
   for (const row of t.rows ?? []) for (const cell of row) visit(cell.tokens);
