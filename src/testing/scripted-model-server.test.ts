@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { scriptedModel } from './scripted-model.js';
 import { type ScriptedModelServer, startScriptedModelServer } from './scripted-model-server.js';
 
 let server: ScriptedModelServer | undefined;
@@ -75,4 +76,31 @@ describe('startScriptedModelServer', () => {
     await s.close();
     await expect(post(`${s.url}/v1/messages`, {})).rejects.toThrow();
   });
+
+  it.each(['anthropic', 'openai'] as const)(
+    'plays Anthropic content blocks and a dropped connection through the real SDK (%s)',
+    async (api) => {
+      server = await startScriptedModelServer();
+      server.push(
+        { hangUp: true },
+        {
+          content: [
+            { type: 'text', text: 'saving' },
+            { type: 'tool_use', id: 'call_9', name: 'write', input: { path: 'a.md' } },
+          ],
+        },
+      );
+      const response = await scriptedModel(server, api).generate({
+        tools: [{ name: 'write', input_schema: { type: 'object' } }],
+        messages: [{ id: 'u', role: 'user', content: [{ type: 'text', text: 'go' }] }],
+      });
+      // The hang-up was a network fault, retried once.
+      expect(server.requests).toHaveLength(2);
+      expect(response.stopReason).toBe('tool_use');
+      expect(response.message.content).toEqual([
+        { type: 'text', text: 'saving' },
+        { type: 'tool_use', id: 'call_9', name: 'write', input: { path: 'a.md' } },
+      ]);
+    },
+  );
 });

@@ -6,7 +6,14 @@ import type { AddressInfo } from 'node:net';
 export interface ScriptStep {
   text?: string;
   toolUse?: Array<{ name: string; input: unknown; id?: string }>;
+  /**
+   * The reply as Anthropic content blocks (`text`, `tool_use`), in order; an alternative to
+   * `text` + `toolUse` for scripts copied from real responses. Other block kinds are ignored.
+   */
+  content?: Array<{ type: string; text?: string; id?: string; name?: string; input?: unknown }>;
   error?: { status: number; message?: string };
+  /** Drop the connection without answering (a network fault the client should retry). */
+  hangUp?: boolean;
   /** Wait before answering (a slow model; lets tests abort or time out mid-request). */
   delayMs?: number;
   /** Anthropic stop_reason (OpenAI finish_reason is mapped from it). */
@@ -73,25 +80,36 @@ function errorType(status: number): string {
   return status >= 500 ? 'api_error' : 'invalid_request_error';
 }
 
-function toolIds(step: ScriptStep): Array<{ name: string; input: unknown; id: string }> {
-  return (step.toolUse ?? []).map((t) => ({
-    ...t,
-    id: t.id ?? `toolu_${randomUUID().replaceAll('-', '')}`,
-  }));
+type ReplyBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown };
+
+/** A step's reply as ordered blocks, tool calls with ids (generated when the script names none). */
+function replyBlocks(step: ScriptStep): ReplyBlock[] {
+  const newId = () => `toolu_${randomUUID().replaceAll('-', '')}`;
+  const blocks: ReplyBlock[] = [];
+  if (step.text !== undefined) blocks.push({ type: 'text', text: step.text });
+  for (const t of step.toolUse ?? [])
+    blocks.push({ type: 'tool_use', id: t.id ?? newId(), name: t.name, input: t.input });
+  for (const b of step.content ?? []) {
+    if (b.type === 'text' && typeof b.text === 'string')
+      blocks.push({ type: 'text', text: b.text });
+    else if (b.type === 'tool_use' && typeof b.name === 'string')
+      blocks.push({ type: 'tool_use', id: b.id ?? newId(), name: b.name, input: b.input ?? {} });
+  }
+  return blocks;
 }
 
 function anthropicReply(step: ScriptStep, body: { model?: string }) {
-  const content: unknown[] = [];
-  if (step.text !== undefined) content.push({ type: 'text', text: step.text });
-  for (const t of toolIds(step))
-    content.push({ type: 'tool_use', id: t.id, name: t.name, input: t.input });
+  const content = replyBlocks(step);
   return {
     id: `msg_${randomUUID().replaceAll('-', '')}`,
     type: 'message',
     role: 'assistant',
     model: body.model ?? 'scripted',
     content,
-    stop_reason: step.stopReason ?? (step.toolUse?.length ? 'tool_use' : 'end_turn'),
+    stop_reason:
+      step.stopReason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'),
     stop_sequence: null,
     usage: {
       input_tokens: step.usage?.input_tokens ?? 10,
@@ -110,11 +128,15 @@ const FINISH: Record<string, string> = {
 };
 
 function openaiReply(step: ScriptStep, body: { model?: string }) {
-  const calls = toolIds(step).map((t) => ({
-    id: t.id,
-    type: 'function',
-    function: { name: t.name, arguments: JSON.stringify(t.input ?? {}) },
-  }));
+  const blocks = replyBlocks(step);
+  const calls = blocks
+    .filter((b) => b.type === 'tool_use')
+    .map((t) => ({
+      id: t.id,
+      type: 'function',
+      function: { name: t.name, arguments: JSON.stringify(t.input ?? {}) },
+    }));
+  const texts = blocks.filter((b) => b.type === 'text').map((b) => b.text);
   const stop = step.stopReason ?? (calls.length ? 'tool_use' : 'end_turn');
   const input = step.usage?.input_tokens ?? 10;
   const output = step.usage?.output_tokens ?? 5;
@@ -128,7 +150,7 @@ function openaiReply(step: ScriptStep, body: { model?: string }) {
         index: 0,
         message: {
           role: 'assistant',
-          content: step.text ?? null,
+          content: texts.length ? texts.join('') : null,
           ...(calls.length ? { tool_calls: calls } : {}),
         },
         finish_reason: FINISH[stop] ?? 'stop',
@@ -182,6 +204,10 @@ export async function startScriptedModelServer(
         });
       });
       if (gone || res.destroyed) return;
+    }
+    if (step?.hangUp) {
+      res.socket?.destroy();
+      return;
     }
     if (!step)
       return sendJson(res, 500, {
