@@ -22,6 +22,8 @@ export interface RecallShape {
   model: string | null;
   /** True when the model selector failed or timed out and the offline ranker answered instead. */
   fallback: boolean;
+  /** The same as `fallback`, under the name the metric is known by ("fallback used"). */
+  fallbackUsed: boolean;
   fallbackReason: string | null;
   /** Memory files in the directory. */
   total: number;
@@ -43,7 +45,10 @@ export interface RecallShape {
   droppedByBudget: number;
   staleSelected: number;
   staleAfterDays: number;
+  /** Wall time of this recall, in milliseconds. */
   durationMs: number;
+  /** The same as `durationMs`, under the name the metric is known by ("time spent"). */
+  timeSpentMs: number;
 }
 
 export function metricsPathFor(memoryDir: string): string {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { buildInjection, prepareInjectedMemory } from '../inject/build.js';
 import { DEFAULT_INJECTION_LIMITS, type InjectionLimits } from '../inject/constants.js';
@@ -95,6 +96,7 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
   const run = beginRun(options);
   const outcome = earlyOutcome(options, run) ?? (await selectAndInject(options, run));
   run.shape.durationMs = Math.round((performance.now() - run.started) * 1000) / 1000;
+  run.shape.timeSpentMs = run.shape.durationMs;
   if (options.metricsLog) {
     await appendRecallMetrics(options.metricsLog, run.shape).catch((error: unknown) => {
       run.notes.push(`could not append recall metrics: ${(error as Error).message}`);
@@ -139,11 +141,13 @@ function earlyOutcome(options: RecallOptions, run: Run): Outcome | undefined {
 async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcome> {
   const { shape, notes, history, limits, nowMs } = run;
   const surfaced = new Set([...history.surfacedPaths, ...history.surfacedFiles]);
-  for (const s of options.alreadySurfaced ?? []) surfaced.add(s);
+  // "./a.md", "a.md" and "/abs/dir/a.md" name the same memory: compare absolute paths too.
+  for (const s of options.alreadySurfaced ?? []) surfaced.add(s).add(resolve(options.dir, s));
   const set = await loadCandidates(options.dir, {
     query: options.query,
     nowMs,
-    isSurfaced: (m) => surfaced.has(m.file) || surfaced.has(m.path),
+    isSurfaced: (m) =>
+      surfaced.has(m.file) || surfaced.has(m.path) || surfaced.has(resolve(options.dir, m.file)),
     ...(options.candidateCap !== undefined ? { cap: options.candidateCap } : {}),
   });
   shape.total = set.total;
@@ -234,6 +238,7 @@ async function choose(
     throwIfAborted(options.signal);
     const reason = error instanceof Error ? error.message : String(error);
     shape.fallback = true;
+    shape.fallbackUsed = true;
     shape.fallbackReason = reason;
     notes.push(`the model selector failed (${reason}); the offline ranker chose instead`);
     return offline();
@@ -287,6 +292,7 @@ function emptyShape(
     selector: 'offline',
     model: null,
     fallback: false,
+    fallbackUsed: false,
     fallbackReason: null,
     total: 0,
     candidates: 0,
@@ -302,5 +308,6 @@ function emptyShape(
     staleSelected: 0,
     staleAfterDays,
     durationMs: 0,
+    timeSpentMs: 0,
   };
 }

@@ -142,6 +142,7 @@ describe('LLM selector', () => {
       now: NOW,
     });
     expect(result.shape.fallback).toBe(true);
+    expect(result.shape.fallbackUsed).toBe(true);
     expect(result.shape.fallbackReason).toBeTruthy();
     expect(result.selected.map((m) => m.file)).toEqual(['deploy.md']);
     expect(result.notes.join(' ')).toMatch(/offline ranker/);

@@ -9,6 +9,7 @@ function shape(over: Partial<RecallShape>): RecallShape {
     selector: 'offline',
     model: null,
     fallback: false,
+    fallbackUsed: false,
     fallbackReason: null,
     total: 10,
     candidates: 10,
@@ -24,6 +25,7 @@ function shape(over: Partial<RecallShape>): RecallShape {
     staleSelected: 0,
     staleAfterDays: 30,
     durationMs: 1,
+    timeSpentMs: 1,
     ...over,
   };
 }

@@ -61,7 +61,15 @@ describe('engram recall', () => {
       candidates: 3,
       selected: 2,
       staleSelected: 1,
+      fallback: false,
+      fallbackUsed: false,
     });
+    // Every measure the issue names, under its own name.
+    for (const key of ['injectedBytes', 'sessionCumulativeBytes', 'timeSpentMs', 'durationMs']) {
+      expect(typeof out.shape[key]).toBe('number');
+    }
+    expect(out.shape.sessionCumulativeBytes).toBe(out.shape.injectedBytes);
+    expect(out.shape.timeSpentMs).toBe(out.shape.durationMs);
     // Each memory's text bytes; the shape also counts headers and markers.
     const textBytes = out.selected.reduce((sum: number, m: { bytes: number }) => sum + m.bytes, 0);
     expect(out.shape.injectedBytes).toBeGreaterThan(textBytes);
@@ -114,6 +122,22 @@ describe('engram recall', () => {
     const out = JSON.parse(run.stdout);
     expect(out.selected.map((m: { file: string }) => m.file)).toEqual(['grep-docs.md']);
     expect(out.shape.surfacedExcluded).toBe(1);
+  });
+
+  it('recognises a --surfaced file however it is spelled: ./name or an absolute path', async () => {
+    const dir = await dirWithMemories();
+    for (const spelling of ['./bun-test.md', join(dir, 'bun-test.md')]) {
+      const run = await runCaptured(
+        ['recall', 'how do I run the tests', '--dir', dir, '--json', '--model', 'offline'].concat([
+          '--surfaced',
+          spelling,
+        ]),
+        testIo(),
+      );
+      const out = JSON.parse(run.stdout);
+      expect(out.selected.map((m: { file: string }) => m.file)).toEqual(['grep-docs.md']);
+      expect(out.shape.surfacedExcluded).toBe(1);
+    }
   });
 
   it('renders headers as of --now', async () => {
