@@ -11,6 +11,7 @@ import {
   type MemoryType,
   memoryFileName,
   readMemory,
+  resolveMemoryRef,
   revokeMemory,
   saveMemory,
   scanMemories,
@@ -113,34 +114,6 @@ export async function listTool(
   return {
     text: shown.length === 0 ? counts : `${counts}\n${shown.map(formatManifestLine).join('\n')}`,
   };
-}
-
-/**
- * Models name memories loosely: `a.md`, `a`, or the memory's title. Resolve to the file, trying
- * the exact file first, so a precise reference always wins.
- */
-export async function resolveMemoryRef(dir: string, ref: string): Promise<string> {
-  const trimmed = ref.trim();
-  if (trimmed.endsWith('.md')) return trimmed;
-  const scan = await scanMemories(dir, { cap: Number.POSITIVE_INFINITY });
-  const files = new Set(scan.memories.map((m) => m.file));
-  for (const candidate of [`${trimmed}.md`, memoryFileName(trimmed)]) {
-    if (files.has(candidate)) return candidate;
-  }
-  const byName = scan.memories.filter(
-    (m) => m.name?.trim().toLowerCase() === trimmed.toLowerCase(),
-  );
-  if (byName.length === 1) return byName[0]!.file;
-  if (byName.length > 1) {
-    throw new EngramError(
-      'invalid_input',
-      `Several memories are named "${trimmed}": ${byName.map((m) => m.file).join(', ')}. Pass the file.`,
-    );
-  }
-  throw new EngramError(
-    'not_found',
-    `No memory named ${trimmed} in ${dir}; memory_list shows the files.`,
-  );
 }
 
 export async function readTool(ctx: MemoryToolsContext, args: { file: string }): Promise<ToolText> {
