@@ -9,6 +9,7 @@
  */
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import type { Message } from '../llm/types.js';
+import { memoryFileName } from '../memdir/memory-file.js';
 
 export interface WritePathContext {
   /** Absolute memory directory; the memory tool's `/memories` root maps onto it. */
@@ -34,6 +35,12 @@ const FILE_WRITE_TOOLS = new Set([
 /** Tools driven by a `command` field; only these commands change files (`view` only reads). */
 const COMMAND_TOOLS = new Set(['memory', 'str_replace_editor', 'str_replace_based_edit_tool']);
 const WRITING_COMMANDS = new Set(['create', 'str_replace', 'insert', 'delete', 'rename']);
+
+/**
+ * engram's own MCP tools that change the memory directory, bare or as Claude Code names MCP tools
+ * (`mcp__<server>__memory_save`). They always write into the directory they serve.
+ */
+const ENGRAM_WRITE_TOOL = /^(?:mcp__.+__)?memory_(save|revoke)$/;
 
 /** The virtual root the Anthropic memory tool uses for every path. */
 const MEMORY_TOOL_ROOT = '/memories';
@@ -61,6 +68,14 @@ export function writeTargets(
   context: WritePathContext,
 ): string[] {
   const name = toolName.toLowerCase();
+  const engram = ENGRAM_WRITE_TOOL.exec(name);
+  if (engram) {
+    // memory_save derives the file from the name when none is given; memory_revoke accepts a
+    // file, its stem or the memory's name. Either way the write lands in the memory directory.
+    const file = stringProp(input, 'file');
+    const named = file ?? memoryFileName(stringProp(input, 'name') ?? 'memory');
+    return [resolve(context.memoryDir, named.endsWith('.md') ? named : `${named}.md`)];
+  }
   if (FILE_WRITE_TOOLS.has(name)) {
     const path =
       stringProp(input, 'file_path') ??

@@ -52,6 +52,25 @@ describe('writeTargets', () => {
     expect(writeTargets('memory', { command: 'create', path: '/etc/passwd' }, paths)).toEqual([]);
   });
 
+  it("counts engram's own MCP save and revoke as writes into the memory directory", () => {
+    expect(
+      writeTargets('mcp__engram__memory_save', { name: 'Use Bun, not npm!', body: 'x' }, paths),
+    ).toEqual([`${MEM}/use-bun-not-npm.md`]);
+    expect(writeTargets('memory_save', { name: 'x', file: 'deploys.md' }, paths)).toEqual([
+      `${MEM}/deploys.md`,
+    ]);
+    expect(
+      writeTargets('mcp__engram__memory_revoke', { file: 'deploys', reason: 'wrong' }, paths),
+    ).toEqual([`${MEM}/deploys.md`]);
+    expect(writeTargets('mcp__engram__memory_recall', { query: 'x' }, paths)).toEqual([]);
+    const messages = [
+      text('u1', 'user'),
+      toolUse('a1', 'mcp__engram__memory_save', { name: 'freeze', body: 'x' }),
+      text('a2', 'assistant'),
+    ];
+    expect(memoryWritesIn(messages, 0, paths)).toEqual(['freeze.md']);
+  });
+
   it('treats reads, unknown tools and malformed input as writing nothing', () => {
     expect(writeTargets('Read', { file_path: `${MEM}/a.md` }, paths)).toEqual([]);
     expect(writeTargets('Bash', { command: 'ls' }, paths)).toEqual([]);
