@@ -64,6 +64,12 @@ describe('summarizeRecallMetrics', () => {
     expect(mixed.alarms).toEqual([]);
   });
 
+  it('needs five recalls before a constant count is an alarm', () => {
+    const runs = (n: number) => Array.from({ length: n }, () => shape({ selected: 0 }));
+    expect(summarizeRecallMetrics(runs(4)).alarms).toEqual([]);
+    expect(summarizeRecallMetrics(runs(5)).alarms.join('\n')).toMatch(/nothing in all 5 runs/);
+  });
+
   it('has no ratio and no alarms for an empty log', () => {
     const stats = summarizeRecallMetrics([]);
     expect(stats).toMatchObject({

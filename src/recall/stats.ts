@@ -1,8 +1,11 @@
 import type { RecallShape } from './metrics.js';
 import { MAX_RECALLED } from './offline-ranker.js';
 
-/** Below this many recalls that ran, a constant selection count is not yet an alarm. */
-export const STATS_MIN_RUNS_FOR_ALARMS = 10;
+/**
+ * Below this many recalls that ran, a constant selection count is not yet an alarm: one or two
+ * turns say nothing, while five in a row that all got nothing (or all five) already deserve a look.
+ */
+export const STATS_MIN_RUNS_FOR_ALARMS = 5;
 
 export interface RecallStats {
   /** Every logged recall. */

@@ -226,6 +226,21 @@ describe('engram stats', () => {
     expect(text.stdout).toMatch(/budget exhausted: 0/);
   });
 
+  it('raises the always-zero alarm after five recalls that found nothing', async () => {
+    const dir = await dirWithMemories();
+    const io = testIo();
+    for (let i = 0; i < 5; i++) {
+      await runCaptured(
+        ['recall', `weather in paris day ${i}`, '--dir', dir, '--model', 'offline'],
+        io,
+      );
+    }
+    const stats = JSON.parse((await runCaptured(['stats', '--dir', dir, '--json'], io)).stdout);
+    expect(stats.selectionCounts[0]).toBe(5);
+    expect(stats.alarms.join('\n')).toMatch(/selected nothing in all 5 runs/);
+    expect((await runCaptured(['stats', '--dir', dir], io)).stdout).toMatch(/^ALARM: /m);
+  });
+
   it('reports an empty log without failing', async () => {
     const io = testIo();
     const run = await runCaptured(['stats', '--dir', tempMemoryDir(), '--json'], io);
