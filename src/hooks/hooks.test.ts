@@ -170,6 +170,21 @@ describe('hook transcript helpers', () => {
       '{"type":"attachment","attachment":{"type":"hook_additional_context","content":"trunc',
     ].join('\n');
     expect(hookContextsIn(jsonl)).toEqual(['ctx a', 'ctx b']);
+    // After a compaction the model no longer sees what hooks added before it: recall may repeat it.
+    const compacted = [
+      jsonl,
+      JSON.stringify({
+        type: 'system',
+        subtype: 'compact_boundary',
+        content: 'Conversation compacted',
+        compactMetadata: { trigger: 'auto', preTokens: 160_000 },
+      }),
+      JSON.stringify({
+        type: 'attachment',
+        attachment: { type: 'hook_additional_context', content: ['ctx c'] },
+      }),
+    ].join('\n');
+    expect(hookContextsIn(compacted)).toEqual(['ctx c']);
     const history = historyForRecall({
       messages: [text('u1', 'user', 'hi')],
       hookContexts: ['ctx'],

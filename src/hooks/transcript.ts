@@ -12,10 +12,22 @@ export interface HookTranscript {
   exists: boolean;
 }
 
-/** Collect the strings of hook-context attachment lines. Pure. */
+function isCompactBoundary(line: string): boolean {
+  try {
+    const record = JSON.parse(line) as { type?: unknown; subtype?: unknown };
+    return record?.type === 'system' && record.subtype === 'compact_boundary';
+  } catch {
+    return false;
+  }
+}
+
+/** Collect the strings of hook-context attachment lines since the last compaction. Pure. */
 export function hookContextsIn(jsonl: string): string[] {
   const out: string[] = [];
   for (const line of jsonl.split('\n')) {
+    // After a compaction the model sees only the summary: what hooks added before is gone from
+    // its context, so it no longer counts as surfaced (nor against the session budget).
+    if (line.includes('compact_boundary') && isCompactBoundary(line)) out.length = 0;
     // Cheap filter first: a long transcript has thousands of lines and few attachments.
     if (!line.includes('hook_additional_context')) continue;
     let record: unknown;
