@@ -146,4 +146,22 @@ describe('classifyToolCall', () => {
     });
     expect(classifyToolCall('rm', {}).kind).toBe('deny');
   });
+
+  it("reads the Anthropic text editor tool's commands and checks its real paths", async () => {
+    const editor = 'str_replace_based_edit_tool';
+    expect(classifyToolCall(editor, { command: 'view', path: '/etc' })).toEqual({ kind: 'read' });
+    expect(classifyToolCall(editor, { command: 'create', path: '/x/a.md' })).toEqual({
+      kind: 'write',
+      paths: ['/x/a.md'],
+      memoryTool: false,
+    });
+    expect(classifyToolCall(editor, { command: 'str_replace' }).kind).toBe('deny');
+    expect(classifyToolCall(editor, { command: 'delete', path: '/x/a.md' }).kind).toBe('deny');
+    const can = directorySandbox(mem);
+    expect(await can(editor, { command: 'create', path: join(mem, 'a.md') })).toEqual(allow);
+    expect(await can(editor, { command: 'insert', path: join(mem, 'out-link', 'a.md') })).toEqual({
+      behavior: 'deny',
+      message: expect.stringContaining('outside'),
+    });
+  });
 });

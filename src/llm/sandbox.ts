@@ -42,6 +42,19 @@ function memoryToolAccess(input: unknown): ToolAccess {
   return { kind: 'write', paths: paths as string[], memoryTool: true };
 }
 
+/** Anthropic's text editor tool (by its API names): real paths, one command per call. */
+const TEXT_EDITOR_TOOLS = new Set(['str_replace_based_edit_tool', 'str_replace_editor']);
+
+function textEditorAccess(input: unknown): ToolAccess {
+  const command = field(input, 'command');
+  if (command === 'view') return { kind: 'read' };
+  if (!['create', 'str_replace', 'insert', 'undo_edit'].includes(command ?? ''))
+    return { kind: 'deny', message: `Refused: unknown editor command "${command}".` };
+  const path = field(input, 'path');
+  if (path === undefined) return { kind: 'deny', message: `Refused: ${command} needs "path".` };
+  return { kind: 'write', paths: [path], memoryTool: false };
+}
+
 /**
  * Classify a call. Unknown tools are refused: a sandbox that cannot tell what a tool does must
  * not guess that it is harmless. Shell access is refused outright (it can do anything).
@@ -49,6 +62,7 @@ function memoryToolAccess(input: unknown): ToolAccess {
 export function classifyToolCall(toolName: string, input: unknown): ToolAccess {
   if (READ_ONLY.has(toolName)) return { kind: 'read' };
   if (toolName === 'memory') return memoryToolAccess(input);
+  if (TEXT_EDITOR_TOOLS.has(toolName)) return textEditorAccess(input);
   const writeField = WRITE_FIELD[toolName];
   if (writeField !== undefined) {
     const path = field(input, writeField);
