@@ -81,6 +81,7 @@ describe('engram MCP server (in-memory linked transport)', () => {
       'integration-tests-hit-a-real-database.md',
     ]);
     expect(shape.shape.selector).toBe('offline');
+    expect(recalled.structuredContent).toEqual(shape);
 
     const unrelated = await call('memory_recall', { query: 'rename the button colour palette' });
     expect(text(unrelated)).toBe('No memory is relevant to this request.');

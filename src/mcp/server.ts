@@ -41,6 +41,7 @@ async function asResult(run: () => Promise<ToolText>): Promise<CallToolResult> {
     const out = await run();
     return {
       content: [out.text, ...(out.extra ?? [])].map((text) => ({ type: 'text' as const, text })),
+      ...(out.structured ? { structuredContent: out.structured } : {}),
     };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

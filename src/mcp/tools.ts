@@ -30,6 +30,8 @@ export interface ToolText {
   text: string;
   /** Extra blocks, e.g. the machine-readable shape of a recall. */
   extra?: string[];
+  /** Machine-readable result for clients that read `structuredContent` (also in `extra` as JSON). */
+  structured?: Record<string, unknown>;
 }
 
 export async function recallTool(
@@ -59,6 +61,7 @@ export async function recallTool(
   return {
     text: result.text === '' ? NOTHING_RECALLED : result.text,
     extra: [JSON.stringify(summary, null, 2)],
+    structured: summary,
   };
 }
 
