@@ -402,6 +402,22 @@ describe('processing', () => {
     expect(paths(result, f)).toEqual(['repo/CLAUDE.md']);
     expect(result.reports[0]?.kind).toBe('settings');
   });
+
+  it('keeps the user excludes when a repository ships malformed settings', async () => {
+    const f = fixture();
+    mkdirSync(join(f.root, 'repo/.git'), { recursive: true });
+    f.write({
+      'home/.engram/settings.json': JSON.stringify({ instructionExcludes: ['**/repo/CLAUDE.md'] }),
+      'repo/.engram/settings.json': '{ broken',
+      'repo/CLAUDE.md': 'excluded by the user',
+      'repo/AGENTS.md': 'kept',
+    });
+    const result = await load(f, 'repo');
+    expect(paths(result, f)).toEqual(['repo/AGENTS.md']);
+    const warning = result.reports.find((r) => r.kind === 'settings');
+    expect(warning?.path).toBe(join(f.root, 'repo/.engram/settings.json'));
+    expect(warning?.severity).toBe('warning');
+  });
 });
 
 describe('conditional rules', () => {

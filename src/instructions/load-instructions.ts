@@ -9,9 +9,10 @@ import { findGitLocation, type GitLocation } from '../memdir/git-root.js';
 import {
   type EngramEnvironment,
   engramHome,
-  loadSettings,
   managedDir,
+  readSettingsFile,
   type SettingsFile,
+  settingsPaths,
 } from '../memdir/settings.js';
 import { RULES_DIR_ENTRY } from './constants.js';
 import { type Access, homeScopeFor } from './include-access.js';
@@ -174,21 +175,29 @@ function orderedNames(names: readonly string[]): string[] {
   return [...names.filter((n) => !isLocalName(n)), ...names.filter(isLocalName)];
 }
 
+/**
+ * Each settings file on its own: a malformed file is reported and skipped, so a repository that
+ * ships a broken `.engram/settings.json` cannot switch off the user's own excludes.
+ */
 function readSettingsSafely(
   environment: EngramEnvironment,
   reports: InstructionReport[],
 ): SettingsFile[] {
-  try {
-    return loadSettings(environment);
-  } catch (error) {
-    reports.push({
-      kind: 'settings',
-      severity: 'warning',
-      path: join(engramHome(environment), 'settings.json'),
-      message: `Settings not applied, using defaults: ${(error as Error).message}`,
-    });
-    return [];
+  const paths = settingsPaths(environment);
+  const files: SettingsFile[] = [];
+  for (const source of ['project', 'user', 'local', 'policy'] as const) {
+    try {
+      files.push(readSettingsFile(source, paths[source]));
+    } catch (error) {
+      reports.push({
+        kind: 'settings',
+        severity: 'warning',
+        path: paths[source],
+        message: `Settings not applied: ${(error as Error).message}`,
+      });
+    }
   }
+  return files;
 }
 
 function worktreeReport(path: string): InstructionReport {
