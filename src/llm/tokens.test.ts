@@ -15,6 +15,14 @@ describe('token estimator', () => {
     expect(estimateTextTokens('abcde')).toBe(2);
   });
 
+  it('counts Han, kana and Hangul at about one token a character', () => {
+    expect(estimateTextTokens('错误由中间件统一处理')).toBe(10);
+    expect(estimateTextTokens('テストは実DBで')).toBe(7);
+    expect(estimateTextTokens('한국어')).toBe(3);
+    // Mixed: 4 ASCII characters (1 token) plus 2 Han characters.
+    expect(estimateTextTokens('use 中文')).toBe(3);
+  });
+
   it('counts every block kind', () => {
     const m: Message = {
       id: 'x',

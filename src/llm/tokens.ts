@@ -2,13 +2,20 @@ import type { ContentBlock, Message, Usage } from './types.js';
 
 /**
  * The one token estimator every threshold in engram uses (session notes, compaction, budgets), so
- * "how full is the context" is measured the same way everywhere. ~4 characters a token, corrected
- * by the ratio observed in the last real usage when the caller has one.
+ * "how full is the context" is measured the same way everywhere. ~4 characters a token (one for
+ * Han, kana and Hangul); when the caller has a real usage, it replaces the estimate of what it covered.
  */
 export const CHARS_PER_TOKEN = 4;
 
+/**
+ * Han, kana and Hangul: tokenizers spend about one token per character on them, not a quarter,
+ * so a Chinese or Japanese conversation would otherwise look four times emptier than it is.
+ */
+const WIDE_CHARS = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]/g;
+
 export function estimateTextTokens(text: string): number {
-  return Math.ceil(text.length / CHARS_PER_TOKEN);
+  const wide = text.length - text.replace(WIDE_CHARS, '').length;
+  return Math.ceil((text.length - wide) / CHARS_PER_TOKEN + wide);
 }
 
 function blockText(block: ContentBlock): string {
