@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { accessProblem, homeScopeFor } from './include-access.js';
 import { comparisonKey, isInside, isTextFilePath, resolveIncludePath } from './include-path.js';
 import { extractIncludeReferences, stripHtmlComments } from './markdown.js';
 import { parseGlobs, processInstructionText } from './process-text.js';
@@ -125,5 +126,40 @@ describe('processInstructionText', () => {
     expect(parseGlobs(['a/**', 3, ''])).toEqual(['a/**']);
     expect(parseGlobs(['**'])).toBeUndefined();
     expect(parseGlobs(undefined)).toBeUndefined();
+  });
+});
+
+describe('include access', () => {
+  const home = homeScopeFor('/h', ['/h/.claude', '/h/.engram']);
+  const project = { roots: ['/r'], anywhere: false, ...(home ? { home } : {}) };
+
+  it('opens the project and home, not the rest of the machine or private parts of home', () => {
+    expect(accessProblem('/r/docs/x.md', project)).toBeUndefined();
+    expect(accessProblem('/h/notes/x.md', project)).toBeUndefined();
+    expect(accessProblem('/h/.claude/team.md', project)).toBeUndefined();
+    expect(accessProblem('/etc/x.md', project)).toBe('outside');
+    expect(accessProblem('/h/.ssh/config', project)).toMatch(/^~\/\.ssh, a hidden entry/);
+    expect(accessProblem('/h/.claude/.credentials.json', project)).toMatch(
+      /^~\/\.claude\/\.credentials/,
+    );
+    expect(accessProblem('/h/work/deploy.pem', project)).toMatch(/named like a credential/);
+    expect(accessProblem('/h/Library/Keychains/login.txt', project)).toMatch(/keys and app secrets/);
+  });
+
+  it('opens private parts only through a folder named inside home', () => {
+    const everywhere = { ...project, anywhere: true };
+    expect(accessProblem('/etc/x.md', everywhere)).toBeUndefined();
+    expect(accessProblem('/h/.ssh/config', everywhere)).toBeDefined();
+    expect(accessProblem('/h/.ssh/config', { ...project, roots: ['/', '/h'] })).toBeDefined();
+    expect(accessProblem('/h/.ssh/config', { ...project, roots: ['/h/.ssh'] })).toBeUndefined();
+    // A project that lives in a hidden folder vouches for its own files.
+    expect(
+      accessProblem('/h/.dotfiles/x.md', { ...project, roots: ['/h/.dotfiles'] }),
+    ).toBeUndefined();
+  });
+
+  it('gives no home scope when home is the file system root', () => {
+    expect(homeScopeFor('/', [])).toBeUndefined();
+    expect(homeScopeFor('relative/home', [])).toBeUndefined();
   });
 });
