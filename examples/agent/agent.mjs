@@ -17,7 +17,7 @@
  *   consolidation run in the background when ENGRAM_MODEL / an API key configures a model for them.
  *
  * Options: --cwd DIR (project), --session FILE (resume from and save the conversation),
- * --model ID (main model, default $EXAMPLE_MODEL or claude-sonnet-4-5), --offline-recall.
+ * --model ID (main model, default $EXAMPLE_MODEL or claude-sonnet-5), --offline-recall.
  */
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -43,7 +43,7 @@ const { values, positionals } = parseArgs({
   },
 });
 const cwd = resolve(values.cwd ?? process.cwd());
-const mainModel = values.model ?? process.env.EXAMPLE_MODEL ?? 'claude-sonnet-4-5';
+const mainModel = values.model ?? process.env.EXAMPLE_MODEL ?? 'claude-sonnet-5';
 const log = (line) => process.stderr.write(`[engram] ${line}\n`);
 
 /** engram's background work speaks a neutral message model: give every message an id. */
@@ -187,6 +187,13 @@ async function main() {
 }
 
 main().catch((error) => {
-  process.stderr.write(`${error?.stack ?? error}\n`);
+  // A person runs this: say what went wrong and what to do, not a stack trace.
+  const message = error?.message ?? String(error);
+  const auth = /authentication|api[_ ]?key|x-api-key/i.test(message);
+  process.stderr.write(
+    auth
+      ? `${message}\nSet ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) to run the agent.\n`
+      : `${process.env.DEBUG ? (error?.stack ?? message) : message}\n`,
+  );
   process.exitCode = 1;
 });
