@@ -143,7 +143,9 @@ describe('include access', () => {
       /^~\/\.claude\/\.credentials/,
     );
     expect(accessProblem('/h/work/deploy.pem', project)).toMatch(/named like a credential/);
-    expect(accessProblem('/h/Library/Keychains/login.txt', project)).toMatch(/keys and app secrets/);
+    expect(accessProblem('/h/Library/Keychains/login.txt', project)).toMatch(
+      /keys and app secrets/,
+    );
   });
 
   it('opens private parts only through a folder named inside home', () => {
