@@ -31,7 +31,7 @@ function file(
 describe('instructions prompt', () => {
   it('opens with a heading and the override instruction, then says later files win', () => {
     expect(INSTRUCTIONS_PREAMBLE.startsWith(`${INSTRUCTIONS_HEADING}\n\n`)).toBe(true);
-    const override = INSTRUCTIONS_PREAMBLE.search(/take precedence over your default behaviour/);
+    const override = INSTRUCTIONS_PREAMBLE.search(/override your default behaviour/);
     const order = INSTRUCTIONS_PREAMBLE.search(/follow the one that comes later/);
     expect(override).toBeGreaterThan(0);
     expect(order).toBeGreaterThan(override);

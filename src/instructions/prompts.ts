@@ -8,7 +8,7 @@ export const INSTRUCTIONS_HEADING = '# Instructions from the user and the projec
 /** Opens the section: these files outrank the model's defaults, and later files outrank earlier. */
 export const INSTRUCTIONS_PREAMBLE = `${INSTRUCTIONS_HEADING}
 
-The files below were written for you by the people you are working with: administrators, the user, and the maintainers of this project. Follow them. They take precedence over your default behaviour and habits, and you must do what they say exactly as written.
+The files below were written for you by the people you are working with: administrators, the user, and the maintainers of this project. Follow them. They override your default behaviour and habits: where they say something, do exactly what they say, as written.
 
 They are listed from the broadest scope to the most specific one. When two files disagree, follow the one that comes later.`;
 
