@@ -123,6 +123,17 @@ describe('engram extract', () => {
     expect(sent).toContain('last ~4 messages');
   });
 
+  it('says when the transcript was recorded in another project than the memory directory it uses', async () => {
+    server.push({ text: 'Nothing qualifies.' });
+    const env = { ENGRAM_HOME: join(root, 'home'), ENGRAM_MANAGED_DIR: join(root, 'managed') };
+    const io = testIo({ env: { ...modelEnv(), ...env }, cwd: root, homedir: root });
+    const run = await runCaptured(['extract', '--transcript', transcript, '--json'], io);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('recorded in /work/demo');
+    expect(run.stderr).toContain('--cwd /work/demo');
+    expect(JSON.parse(run.stdout).status).toBe('nothing_saved');
+  });
+
   it('starts after --since and prints JSON', async () => {
     server.push({ text: 'Nothing qualifies.' });
     const io = testIo({ env: modelEnv() });

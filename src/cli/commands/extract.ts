@@ -85,6 +85,17 @@ export function registerExtractCommands(program: Command, io: CliIo): void {
       const { path: memoryDir } = memoryDirFor(io, opts);
       const transcript = await loadTranscriptFile(resolve(env.cwd, opts.transcript));
       for (const w of transcript.warnings) io.stderr(`engram: warning: ${w}\n`);
+      if (
+        opts.dir === undefined &&
+        opts.memoryDir === undefined &&
+        transcript.cwd !== undefined &&
+        resolve(transcript.cwd) !== resolve(env.cwd)
+      ) {
+        // The memory directory follows the working directory, not the transcript's project.
+        io.stderr(
+          `engram: note: the transcript was recorded in ${transcript.cwd}; saving to the memory directory for ${env.cwd} (${memoryDir}). Use --cwd ${transcript.cwd} to save to that project's instead.\n`,
+        );
+      }
       const sinceIndex =
         opts.since === undefined ? -1 : transcript.messages.findIndex((m) => m.id === opts.since);
       if (opts.since !== undefined && sinceIndex < 0) {
