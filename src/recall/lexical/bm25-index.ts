@@ -26,54 +26,80 @@ export interface Bm25Index {
 }
 
 export interface Posting {
-  docs: Int32Array;
-  weights: Float64Array;
+  /** Documents holding the term, ascending. */
+  docs: readonly number[];
+  /** Each one's saturated term weight, in the same order. */
+  weights: readonly number[];
 }
 
+interface Entry {
+  docs: number[];
+  /** Weighted term frequency while building; the saturated weight afterwards. */
+  weights: number[];
+}
+
+/**
+ * Built on every cold recall (a hook runs in a fresh process each turn), so it takes one pass over
+ * the terms with a single map and plain arrays; per-document term maps are only made for the few
+ * documents pseudo-relevance feedback asks about.
+ */
 export function buildBm25Index(
   documents: readonly (readonly WeightedTerms[])[],
   params: Bm25Params,
 ): Bm25Index {
   const size = documents.length;
-  const termFreqs: Map<string, number>[] = [];
   const lengths = new Float64Array(size);
+  const entries = new Map<string, Entry>();
   for (let d = 0; d < size; d++) {
-    const tf = new Map<string, number>();
     for (const field of documents[d]!) {
-      for (const term of field.terms) tf.set(term, (tf.get(term) ?? 0) + field.weight);
+      for (const term of field.terms) {
+        let entry = entries.get(term);
+        if (entry === undefined) {
+          entry = { docs: [], weights: [] };
+          entries.set(term, entry);
+        }
+        const last = entry.docs.length - 1;
+        if (entry.docs[last] === d) entry.weights[last]! += field.weight;
+        else {
+          entry.docs.push(d);
+          entry.weights.push(field.weight);
+        }
+      }
       lengths[d]! += field.weight * field.terms.length;
     }
-    termFreqs.push(tf);
   }
   let total = 0;
   for (const l of lengths) total += l;
   const avgLength = size > 0 && total > 0 ? total / size : 1;
-
-  const docLists = new Map<string, number[]>();
-  for (let d = 0; d < size; d++) {
-    for (const term of termFreqs[d]!.keys()) {
-      const list = docLists.get(term);
-      if (list) list.push(d);
-      else docLists.set(term, [d]);
+  const norms = lengths.map((l) => params.k1 * (1 - params.b + (params.b * l) / avgLength));
+  for (const { docs, weights } of entries.values()) {
+    for (let i = 0; i < docs.length; i++) {
+      const f = weights[i]!;
+      weights[i] = (f * (params.k1 + 1)) / (f + norms[docs[i]!]!);
     }
   }
-  const postings = new Map<string, Posting>();
-  const idfs = new Map<string, number>();
-  for (const [term, list] of docLists) {
-    const weights = new Float64Array(list.length);
-    list.forEach((d, i) => {
-      const f = termFreqs[d]!.get(term)!;
-      const norm = params.k1 * (1 - params.b + (params.b * lengths[d]!) / avgLength);
-      weights[i] = (f * (params.k1 + 1)) / (f + norm);
-    });
-    postings.set(term, { docs: Int32Array.from(list), weights });
-    idfs.set(term, Math.log(1 + (size - list.length + 0.5) / (list.length + 0.5)));
-  }
+  const idf = (term: string): number => {
+    const n = entries.get(term)?.docs.length ?? 0;
+    return n === 0 ? 0 : Math.log(1 + (size - n + 0.5) / (n + 0.5));
+  };
+  const termMaps = new Map<number, ReadonlyMap<string, number>>();
+  const termsOf = (doc: number): ReadonlyMap<string, number> => {
+    let tf = termMaps.get(doc);
+    if (tf === undefined) {
+      const map = new Map<string, number>();
+      for (const field of documents[doc] ?? []) {
+        for (const term of field.terms) map.set(term, (map.get(term) ?? 0) + field.weight);
+      }
+      termMaps.set(doc, map);
+      tf = map;
+    }
+    return tf;
+  };
   return {
     size,
-    idf: (term) => idfs.get(term) ?? 0,
-    postings: (term) => postings.get(term),
-    termsOf: (doc) => termFreqs[doc]!,
+    idf,
+    postings: (term) => entries.get(term),
+    termsOf,
     lengthOf: (doc) => lengths[doc]!,
   };
 }
