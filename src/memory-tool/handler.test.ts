@@ -351,7 +351,7 @@ describe('memory tool refusals', () => {
     await symlink('/etc', join(dir, 'etc'));
     await symlink('/etc/hostname-that-does-not-exist', join(dir, 'dangling.md'));
     await expect(handlers.view({ command: 'view', path: '/memories/etc/passwd' })).rejects.toThrow(
-      'would escape /memories directory via symlink',
+      'Path would escape /memories directory via symlink: /memories/etc/passwd',
     );
     await expect(
       handlers.create({ command: 'create', path: '/memories/etc/engram-test', file_text: 'x' }),

@@ -68,8 +68,9 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
     await mkdir(root, { recursive: true, mode: DIR_MODE });
     const real = await confinedRealPath(root, join(root, parsed.rel));
     if (real === undefined) {
+      // The official wording first (models and tests know it), then which path it was.
       throw new MemoryToolError(
-        `Path ${String(path)} would escape /memories directory via symlink`,
+        `Path would escape /memories directory via symlink: ${String(path)}`,
       );
     }
     return { path: String(path), rel: parsed.rel, real };
