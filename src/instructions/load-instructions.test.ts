@@ -446,6 +446,18 @@ describe('conditional rules', () => {
     expect(rulesFor(join(f.root, 'elsewhere/src/components/B.tsx'), result)).toEqual([]);
   });
 
+  it('matches brace globs such as src/**/*.{ts,tsx} from a YAML list', async () => {
+    const f = fixture();
+    mkdirSync(join(f.root, 'repo/.git'), { recursive: true });
+    f.write({
+      'repo/.claude/rules/ts.md': '---\npaths:\n  - "src/**/*.{ts,tsx}"\n---\nStrict types.',
+    });
+    const result = await load(f, 'repo');
+    expect(rulesFor('src/ui/Button.tsx', result)).toHaveLength(1);
+    expect(rulesFor('src/lib/x.ts', result)).toHaveLength(1);
+    expect(rulesFor('src/lib/x.js', result)).toEqual([]);
+  });
+
   it('evaluates globs from a subfolder cwd against the rule folder, and user rules against cwd', async () => {
     const f = fixture();
     f.write({

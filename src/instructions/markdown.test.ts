@@ -127,6 +127,22 @@ describe('processInstructionText', () => {
     expect(parseGlobs(['**'])).toBeUndefined();
     expect(parseGlobs(undefined)).toBeUndefined();
   });
+
+  it('expands braces, which gitignore-style matching does not know', () => {
+    expect(parseGlobs('src/**/*.{ts,tsx}')).toEqual(['src/**/*.ts', 'src/**/*.tsx']);
+    expect(parseGlobs(['a/{b,c{d,e}}/x', 'lib/**'])).toEqual([
+      'a/b/x',
+      'a/cd/x',
+      'a/ce/x',
+      'lib/**',
+    ]);
+    expect(parseGlobs('{x, y}/**')).toEqual(['x/**', ' y/**']);
+    expect(parseGlobs('{literal}/x.md')).toEqual(['{literal}/x.md']);
+    expect(parseGlobs('{a,b')).toEqual(['{a,b']);
+    const alternatives = (p: string) => `{${Array.from({ length: 30 }, (_, i) => `${p}${i}`)}}`;
+    const many = `${alternatives('a')}${alternatives('b')}`;
+    expect(parseGlobs(many)?.length).toBe(256);
+  });
 });
 
 describe('include access', () => {

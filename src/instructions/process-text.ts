@@ -35,17 +35,82 @@ export function processInstructionText(
 }
 
 /**
- * `paths:` as a list or a comma-separated string. Patterns that match everything make the rule
- * unconditional, as if it had no `paths:` at all.
+ * `paths:` as a list or a comma-separated string; braces expand (`src/{a,b}.ts` is two globs)
+ * because the `ignore` matcher speaks gitignore, which has no braces. Patterns that match
+ * everything make the rule unconditional, as if it had no `paths:` at all.
  */
 export function parseGlobs(value: unknown): string[] | undefined {
   const list =
     typeof value === 'string'
-      ? value.split(',')
+      ? [value]
       : Array.isArray(value)
         ? value.filter((v): v is string => typeof v === 'string')
         : [];
-  const globs = list.map((g) => g.trim()).filter((g) => g !== '');
+  const globs = list
+    .flatMap(splitOutsideBraces)
+    .map((g) => g.trim())
+    .filter((g) => g !== '')
+    .flatMap(expandBraces);
   if (globs.length === 0 || globs.every((g) => g === '**' || g === '**/*')) return undefined;
-  return globs;
+  return [...new Set(globs)];
+}
+
+/** `a/{b,c}, d` → `a/{b,c}`, ` d`: commas separate patterns only outside braces. */
+function splitOutsideBraces(text: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{') depth++;
+    else if (c === '}' && depth > 0) depth--;
+    else if (c === ',' && depth === 0) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
+// A rule with a pathological pattern must not turn into millions of globs.
+const MAX_EXPANSIONS = 256;
+
+/** `*.{ts,tsx}` → `*.ts`, `*.tsx`, nested braces too; braces without a comma stay literal. */
+export function expandBraces(pattern: string): string[] {
+  const out: string[] = [];
+  const walk = (p: string): void => {
+    if (out.length >= MAX_EXPANSIONS) return;
+    const group = firstBraceGroup(p);
+    if (!group) {
+      out.push(p);
+      return;
+    }
+    for (const alt of group.alternatives)
+      walk(p.slice(0, group.start) + alt + p.slice(group.end + 1));
+  };
+  walk(pattern);
+  return out;
+}
+
+/** The first `{…,…}` group with its top-level alternatives; undefined when there is none. */
+function firstBraceGroup(
+  p: string,
+): { start: number; end: number; alternatives: string[] } | undefined {
+  for (let start = p.indexOf('{'); start !== -1; start = p.indexOf('{', start + 1)) {
+    let depth = 0;
+    const commas: number[] = [];
+    for (let i = start; i < p.length; i++) {
+      const c = p[i];
+      if (c === '{') depth++;
+      else if (c === ',' && depth === 1) commas.push(i);
+      else if (c === '}' && --depth === 0) {
+        if (commas.length === 0) break; // `{x}` is literal; look for a later group
+        const cuts = [start, ...commas, i];
+        const alternatives = cuts.slice(1).map((cut, k) => p.slice((cuts[k] ?? start) + 1, cut));
+        return { start, end: i, alternatives };
+      }
+    }
+  }
+  return undefined;
 }
