@@ -392,6 +392,59 @@ describe('sandbox and saving', () => {
     expect(await readdir(root)).toEqual(['memory']);
   });
 
+  it("acts through Claude Code's tool names and the memory tool without host executors", async () => {
+    const claudeTools = ['Read', 'Write', 'Edit', 'memory'].map((name) => ({
+      name,
+      input_schema: { type: 'object' },
+    }));
+    const ex = extractor();
+    server.push(
+      {
+        toolUse: [
+          {
+            name: 'Write',
+            input: { file_path: join(memoryDir, 'no-try-catch.md'), content: MEMORY },
+          },
+          {
+            name: 'Write',
+            input: {
+              file_path: join(memoryDir, 'MEMORY.md'),
+              content: '- [No try/catch](no-try-catch.md) — middleware\n',
+            },
+          },
+          {
+            name: 'memory',
+            input: { command: 'create', path: '/memories/deploys.md', file_text: MEMORY },
+          },
+          { name: 'Write', input: { file_path: join(root, 'outside.md'), content: 'x' } },
+        ],
+      },
+      { text: 'Done.' },
+    );
+    ex.onTurnEnd({
+      system: SYSTEM,
+      tools: claudeTools,
+      messages: [user('u1', 'Stop adding try/catch.'), assistant('a1', 'OK.')],
+    });
+    await ex.drain(5000);
+    expect(runs[0]?.toolCalls.map((c) => [c.name, c.allowed, c.isError])).toEqual([
+      ['Write', true, false],
+      ['Write', true, false],
+      ['memory', true, false],
+      ['Write', false, true],
+    ]);
+    expect(notices.map((n) => n.text)).toEqual(['Saved 2 memories: no-try-catch.md, deploys.md']);
+    expect(await readFile(join(memoryDir, 'deploys.md'), 'utf8')).toBe(MEMORY);
+    expect(await readdir(root)).toEqual(['memory']);
+    // The tool list went out exactly as the host sent it.
+    expect(server.requests[0]?.body.tools.map((t: { name: string }) => t.name)).toEqual([
+      'Read',
+      'Write',
+      'Edit',
+      'memory',
+    ]);
+  });
+
   it('reports what a save got wrong: a memory without its index line is an orphan', async () => {
     const ex = extractor();
     server.push(

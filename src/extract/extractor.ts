@@ -5,12 +5,17 @@
  */
 import { mkdir, realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createFileTools } from '../llm/file-tools.js';
 import { runForkedAgent } from '../llm/forked-agent.js';
 import { formatManifest } from '../memdir/manifest.js';
 import { scanMemories } from '../memdir/scan.js';
 import { EngramError, isEngramError } from '../util/errors.js';
-import { forkSandbox, localDate, realpathOrSelf, snapshot } from './fork-setup.js';
+import {
+  defaultForkTools,
+  forkSandbox,
+  localDate,
+  realpathOrSelf,
+  snapshot,
+} from './fork-setup.js';
 import type { WritePathContext } from './memory-writes.js';
 import {
   DEFAULT_EXTRACTION_EVERY_N_TURNS,
@@ -43,7 +48,7 @@ export function createExtractor(options: ExtractorOptions): Extractor {
   const everyNTurns = options.everyNTurns ?? DEFAULT_EXTRACTION_EVERY_N_TURNS;
   const maxTurns = options.maxTurns ?? DEFAULT_EXTRACTION_MAX_TURNS;
   const hostCwd = options.cwd ?? process.cwd();
-  const tools = options.tools ?? createFileTools(memoryDir);
+  const tools = options.tools ?? defaultForkTools(memoryDir);
   const canUseTool = forkSandbox(memoryDir, options.tools ? hostCwd : undefined);
 
   let cursor = options.cursor;

@@ -1,7 +1,10 @@
 /** Small pieces of setting up a fork, kept apart so the extractor's state machine stays readable. */
 import { realpathSync } from 'node:fs';
+import { createFileTools } from '../llm/file-tools.js';
+import { createHostFileTools } from '../llm/host-file-tools.js';
 import { directorySandbox } from '../llm/sandbox.js';
-import type { CanUseTool } from '../llm/types.js';
+import type { CanUseTool, ToolImplementation } from '../llm/types.js';
+import { createMemoryToolHandlers, MemoryToolError } from '../memory-tool/handler.js';
 import type { ExtractionContext } from './types.js';
 
 /** YYYY-MM-DD in local time: users say "Thursday" in their own time zone. */
@@ -36,4 +39,41 @@ export function forkSandbox(memoryDir: string, hostCwd: string | undefined): Can
   if (hostCwd === undefined) return inMemoryDir;
   const fromHostCwd = directorySandbox(memoryDir, { cwd: hostCwd });
   return (name, input) => (name === 'memory' ? inMemoryDir(name, input) : fromHostCwd(name, input));
+}
+
+/** The Anthropic memory tool over the memory directory; its refusals are results the model reads. */
+function memoryToolExecutor(memoryDir: string): ToolImplementation {
+  const handlers = createMemoryToolHandlers({ memoryDir });
+  return {
+    definition: { name: 'memory', input_schema: { type: 'object' } },
+    async execute(input) {
+      const command = (input as { command?: unknown } | null)?.command;
+      const handler =
+        typeof command === 'string' && Object.hasOwn(handlers, command)
+          ? (handlers[command as keyof typeof handlers] as (i: unknown) => Promise<string>)
+          : undefined;
+      if (!handler)
+        return { content: `Unknown memory command "${String(command)}".`, isError: true };
+      try {
+        return { content: await handler(input) };
+      } catch (error) {
+        if (error instanceof MemoryToolError) return { content: error.message, isError: true };
+        throw error;
+      }
+    },
+  };
+}
+
+/**
+ * Executors for whatever file tools the host's prefix names, rooted at the memory directory:
+ * engram's (`read`, `write`, `edit`, `list`, `grep`), Claude Code's (`Read`, `Write`, `Edit`,
+ * `MultiEdit`, `Grep`, `LS`) and the Anthropic memory tool (`/memories`). The fork keeps the
+ * host's tool list, so it calls the host's names; every call still passes the sandbox first.
+ */
+export function defaultForkTools(memoryDir: string): ToolImplementation[] {
+  return [
+    ...createFileTools(memoryDir),
+    ...createHostFileTools(memoryDir),
+    memoryToolExecutor(memoryDir),
+  ];
 }

@@ -15,8 +15,9 @@ export interface ExtractorOptions {
   model: LanguageModel;
   /**
    * Executors for the tools named in the host's tool list. Default: engram's file tools
-   * (`read`, `write`, `edit`, `list`, `grep`) rooted at the memory directory, which match a
-   * prefix built with FILE_TOOL_DEFINITIONS. A host with its own tools passes executors for them.
+   * (`read`, `write`, `edit`, `list`, `grep`), Claude Code's (`Read`, `Write`, `Edit`,
+   * `MultiEdit`, `Grep`, `LS`) and the Anthropic memory tool, rooted at the memory directory.
+   * A host with other tools passes executors for them.
    */
   tools?: ToolImplementation[];
   /** Directory relative tool paths are resolved against when host tools are used (default: process cwd). */

@@ -3,6 +3,7 @@ export * from './anthropic-model.js';
 export * from './claude-code-transcript.js';
 export * from './file-tools.js';
 export * from './forked-agent.js';
+export * from './host-file-tools.js';
 export * from './model-error.js';
 export * from './openai-convert.js';
 export * from './openai-model.js';
