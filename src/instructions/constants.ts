@@ -28,6 +28,8 @@ export const RULES_DIR_ENTRY = '.claude/rules';
 /** Settings keys (user or managed settings only; see docs/instructions.md). */
 export const INSTRUCTION_FILES_KEY = 'instructionFiles';
 export const INSTRUCTION_EXCLUDES_KEY = 'instructionExcludes';
+/** Claude Code's key for the same list; read as an alias. */
+export const CLAUDE_MD_EXCLUDES_KEY = 'claudeMdExcludes';
 export const ALLOW_EXTERNAL_INCLUDES_KEY = 'allowExternalIncludes';
 
 /** Files treated as markdown: frontmatter, HTML comments and `@` includes are processed. */

@@ -27,12 +27,16 @@ describe('resolveInstructionSettings', () => {
           instructionExcludes: ['~/old/**'],
           allowExternalIncludes: ['~/notes', '/opt/team'],
         }),
-        file('policy', { instructionFiles: ['CLAUDE.md'], instructionExcludes: ['**/x/**'] }),
+        file('policy', {
+          instructionFiles: ['CLAUDE.md'],
+          instructionExcludes: ['**/x/**'],
+          claudeMdExcludes: ['**/legacy/**'],
+        }),
       ],
       '/h',
     );
     expect(settings.fileNames).toEqual(['CLAUDE.md']);
-    expect(settings.excludes).toEqual(['/h/old/**', '**/x/**']);
+    expect(settings.excludes).toEqual(['/h/old/**', '**/x/**', '**/legacy/**']);
     expect(settings.allowExternalIncludes).toEqual(['/h/notes', '/opt/team']);
   });
 

@@ -7,6 +7,7 @@ import { isAbsolute, join, normalize } from 'node:path';
 import type { SettingsFile } from '../memdir/settings.js';
 import {
   ALLOW_EXTERNAL_INCLUDES_KEY,
+  CLAUDE_MD_EXCLUDES_KEY,
   DEFAULT_INSTRUCTION_FILES,
   INSTRUCTION_EXCLUDES_KEY,
   INSTRUCTION_FILES_KEY,
@@ -28,7 +29,12 @@ export const DEFAULT_INSTRUCTION_SETTINGS: InstructionSettings = {
   allowExternalIncludes: false,
 };
 
-const KEYS = [INSTRUCTION_FILES_KEY, INSTRUCTION_EXCLUDES_KEY, ALLOW_EXTERNAL_INCLUDES_KEY];
+const KEYS = [
+  INSTRUCTION_FILES_KEY,
+  INSTRUCTION_EXCLUDES_KEY,
+  CLAUDE_MD_EXCLUDES_KEY,
+  ALLOW_EXTERNAL_INCLUDES_KEY,
+];
 
 /** Merge user then managed settings (managed wins; excludes add up). Invalid values are reported. */
 export function resolveInstructionSettings(
@@ -66,11 +72,13 @@ export function resolveInstructionSettings(
           `"${INSTRUCTION_FILES_KEY}" must be a list of relative file names such as "AGENTS.md"; using the previous value.`,
         );
     }
-    const excludes = file.data[INSTRUCTION_EXCLUDES_KEY];
-    if (excludes !== undefined) {
+    // Claude Code's name for the same setting, so a user's existing list carries over.
+    for (const key of [INSTRUCTION_EXCLUDES_KEY, CLAUDE_MD_EXCLUDES_KEY]) {
+      const excludes = file.data[key];
+      if (excludes === undefined) continue;
       if (isStringList(excludes))
         settings.excludes.push(...excludes.map((p) => expandHome(p, homedir)));
-      else report(file, `"${INSTRUCTION_EXCLUDES_KEY}" must be a list of glob patterns; ignored.`);
+      else report(file, `"${key}" must be a list of glob patterns; ignored.`);
     }
     const allow = file.data[ALLOW_EXTERNAL_INCLUDES_KEY];
     if (allow !== undefined) {
