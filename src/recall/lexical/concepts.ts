@@ -82,15 +82,20 @@ therapy: counseling therapist counselor psychologist
 mindfulness: meditation meditate yoga
 feel: feeling emotion emotional mood
 place: location spot venue
-bug: error defect issue failure crash
-test: testing spec
+bug: error defect issue failure crash exception regression
+test: testing spec e2e unittest
 deploy: deployment release ship rollout publish
-database: db sql postgres mysql sqlite
-repo: repository git
+database: db sql postgres postgresql mysql sqlite schema migration column
+repo: repository git github gitlab
 config: configuration settings setting
 doc: docs documentation readme
-dependency: dependencies package library lib
+dependency: dependencies package library lib npm pnpm yarn pip
 function: method
+auth: authentication authorization login oauth password credential
+container: docker kubernetes k8s pod
+monitoring: dashboard metrics alerting observability logging logs
+performance: latency throughput perf
+frontend: ui css html
 `;
 
 /**
