@@ -70,6 +70,10 @@ describe('extractIncludeReferences', () => {
       'd.md',
       'e_f.md',
     ]);
+    expect(extractIncludeReferences('请遵守 @文档/规则.md，以及 @my\\ docs/a.md。')).toEqual([
+      '文档/规则.md',
+      'my docs/a.md',
+    ]);
   });
 });
 

@@ -31,7 +31,9 @@ export function stripHtmlComments(markdown: string): { content: string; stripped
 }
 
 // `@` at the start of a text run or after whitespace, then a path where `\ ` escapes a space.
-const INCLUDE = /(?:^|\s)@((?:[^\s\\]|\\ )+)/g;
+// Full-width punctuation ends a path: CJK prose puts no space between a path and `，` or `。`.
+const INCLUDE =
+  /(?:^|\s)@((?:[^\s\\\u3001\u3002\u300b\u300d\u300f\u3011\uff01\uff09\uff0c\uff1a\uff1b\uff1f]|\\ )+)/gu;
 const TRAILING_PUNCTUATION = /[.,;:!?)\]}'"]+$/;
 
 /**
