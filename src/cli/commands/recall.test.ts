@@ -193,6 +193,9 @@ describe('engram recall', () => {
       (await runCaptured(['recall', 'a b', '--dir', dir, '--now', 'yesterday-ish'], io)).code,
     ).toBe(2);
     expect((await runCaptured(['recall', 'a b', '--dir', dir, '--model', 'gpt'], io)).code).toBe(2);
+    const stale = await runCaptured(['recall', 'a b', '--dir', dir, '--stale-days', 'x'], io);
+    expect(stale.code).toBe(2);
+    expect(stale.stderr).toBe('engram: --stale-days needs a number\n'); // nothing said before it
   });
 });
 

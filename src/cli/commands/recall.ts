@@ -169,6 +169,9 @@ export function registerRecallCommands(program: Command, io: CliIo): void {
     .action(async (query: string, opts: RecallCliOptions) => {
       const { path: dir } = memoryDirFor(io, opts);
       const now = parseNow(opts.now);
+      // Every flag is checked before anything is said about the model.
+      const staleAfterDays = positive(opts.staleDays, '--stale-days');
+      const timeout = opts.timeout === undefined ? undefined : positive(opts.timeout, '--timeout');
       const model = modelFor(io, opts);
       const log =
         opts.log === false
@@ -184,12 +187,10 @@ export function registerRecallCommands(program: Command, io: CliIo): void {
         query,
         now,
         alreadySurfaced: list(opts.surfaced),
-        staleAfterDays: positive(opts.staleDays, '--stale-days'),
+        staleAfterDays,
         ...(opts.tools !== undefined ? { recentTools: tools } : {}),
         ...(model ? { model } : {}),
-        ...(opts.timeout !== undefined
-          ? { selectorTimeoutMs: positive(opts.timeout, '--timeout') }
-          : {}),
+        ...(timeout !== undefined ? { selectorTimeoutMs: timeout } : {}),
         ...(log ? { metricsLog: log } : {}),
       });
       for (const note of result.notes) io.stderr(`engram: ${note}\n`);
