@@ -118,14 +118,15 @@ async function admit(
   }
   const key = comparisonKey(real);
   if (ctx.seen.has(key)) return undefined; // the same file via a symlink, a cycle or a 2nd include
-  ctx.seen.add(key);
-  // Symlinks resolved: a checked-in link must not reach outside the project either.
+  // Symlinks resolved: a checked-in link must not reach outside the project either. Checked before
+  // the file counts as seen, so a refusal here cannot hide it from a file allowed to include it.
   const confined = isInclude || chain.type === 'project' || chain.type === 'local';
   const realProblem = confined ? accessProblem(real, chain.access) : undefined;
   if (realProblem !== undefined) {
     report('refused', 'warning', refusalMessage(real, parent, realProblem));
     return undefined;
   }
+  ctx.seen.add(key);
   if (isInclude && !isTextFilePath(real)) {
     report('include-not-text', 'info', `Not included: ${real} is not a text file by extension.`);
     return undefined;
