@@ -203,5 +203,17 @@ describe('engram MCP server (in-memory linked transport)', () => {
       uri: 'engram://memory/integration-tests-hit-a-real-database.md',
     });
     expect((memory.contents[0] as { text: string }).text).toContain('type: feedback');
+
+    // Names that are not URI-safe: a literal %, spaces, CJK, a folder.
+    for (const file of ['done-100%.md', 'ops/on call 轮值.md']) {
+      await call('memory_save', { ...CORRECTION, name: file, file });
+    }
+    const listed = (await client.listResources()).resources.map((r) => r.uri);
+    expect(listed).toContain('engram://memory/done-100%25.md');
+    expect(listed).toContain('engram://memory/ops/on%20call%20%E8%BD%AE%E5%80%BC.md');
+    for (const uri of [...listed, 'engram://memory/ops/on call 轮值.md']) {
+      const read = await client.readResource({ uri });
+      expect((read.contents[0] as { text: string }).text.length).toBeGreaterThan(0);
+    }
   });
 });

@@ -28,6 +28,20 @@ export interface EngramMcpServerOptions {
 export const INDEX_RESOURCE_URI = 'engram://index';
 export const MEMORY_RESOURCE_TEMPLATE = 'engram://memory/{+file}';
 
+/** A memory's resource URI: each path segment percent-encoded, so `100%.md` or spaces survive. */
+export function memoryResourceUri(file: string): string {
+  return `engram://memory/${file.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** The file a resource URI names; a client that sent the name unencoded is understood too. */
+function fileOfResource(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return encoded;
+  }
+}
+
 /**
  * A required string whose absence or wrong kind is reported in words the model can act on; the
  * SDK validates the input before the tool runs and would otherwise say only "expected string".
@@ -163,7 +177,7 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
           resources: scan.memories
             .filter((m) => m.status === 'active')
             .map((m) => ({
-              uri: `engram://memory/${m.file}`,
+              uri: memoryResourceUri(m.file),
               name: m.name ?? m.file,
               mimeType: 'text/markdown',
               ...(m.description ? { description: m.description } : {}),
@@ -173,7 +187,7 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
     }),
     { description: 'One memory file', mimeType: 'text/markdown' },
     async (uri, variables) => {
-      const file = decodeURIComponent(String(variables.file));
+      const file = fileOfResource(String(variables.file));
       const doc = await readMemory(options.memoryDir, file);
       return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: doc.content }] };
     },
