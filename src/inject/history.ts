@@ -18,7 +18,11 @@ export interface InjectionHistory {
 function textsOf(block: ContentBlock): string[] {
   if (block.type === 'text') return [block.text];
   if (block.type === 'tool_result') {
-    return typeof block.content === 'string' ? [block.content] : block.content.map((b) => b.text);
+    if (typeof block.content === 'string') return [block.content];
+    // Hosts in plain JavaScript also put images and other blocks here: only text can hold memory.
+    return block.content.flatMap((b: { text?: unknown }) =>
+      typeof b.text === 'string' ? [b.text] : [],
+    );
   }
   return [];
 }

@@ -138,6 +138,16 @@ describe('injectionHistory', () => {
     ]);
     expect([...h.surfacedFiles]).toEqual(['t.md']);
   });
+
+  it('skips non-text blocks a host puts in tool results (images) instead of failing', () => {
+    const text = renderInjection({ memories: [mem('t.md')] });
+    const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: '' } };
+    const content = [image, { type: 'text', text }] as unknown as { type: 'text'; text: string }[];
+    const h = injectionHistory([
+      { id: 'u', role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content }] },
+    ]);
+    expect([...h.surfacedFiles]).toEqual(['t.md']);
+  });
 });
 
 describe('buildInjection', () => {
