@@ -17,7 +17,7 @@ export interface CandidateSet {
   candidates: MemoryHeader[];
   /** Memory files in the directory. */
   total: number;
-  /** True when the directory held more than `cap` and the offline ranker chose the `cap` best. */
+  /** True when more than `cap` memories were eligible and the offline ranker chose the `cap` best. */
   prefiltered: boolean;
   surfacedExcluded: number;
   /**
@@ -48,15 +48,16 @@ export async function loadCandidates(
   const scan = await scanMemories(dir, { cap: Number.POSITIVE_INFINITY });
   const recallable = scan.memories.filter(isRecallable);
   const ranker = offlineRankerFor(recallable);
-  const prefiltered = scan.total > cap;
   let surfacedExcluded = 0;
   const eligible = recallable.filter((m) => {
     if (!options.isSurfaced(m)) return true;
     surfacedExcluded++;
     return false;
   });
+  // Only when more remain than a selector may see; otherwise every eligible memory is a candidate.
+  const prefiltered = eligible.length > cap;
   const base = { total: scan.total, prefiltered, surfacedExcluded, ranker };
-  if (!prefiltered || eligible.length <= cap) return { candidates: eligible, ...base };
+  if (!prefiltered) return { candidates: eligible, ...base };
   const byFile = new Map(eligible.map((m) => [m.file, m]));
   const best: MemoryHeader[] = [];
   const all = ranker.rank(options.query, {

@@ -234,6 +234,23 @@ describe('recall (offline ranker)', () => {
     expect(result.notes.join(' ')).toMatch(/206 memories/);
   });
 
+  it('prefilters only when more memories remain eligible than the cap', async () => {
+    const dir = await deployDir(7);
+    const query = 'how does the deploy pipeline work';
+    const over = await recall({ dir, query, now: NOW, candidateCap: 5 });
+    expect(over.shape).toMatchObject({ total: 7, candidates: 5, prefiltered: true });
+    const surfaced = ['deploy-staging.md', 'deploy-canary.md', 'deploy-rollback.md'];
+    const under = await recall({
+      dir,
+      query,
+      now: NOW,
+      candidateCap: 5,
+      alreadySurfaced: surfaced,
+    });
+    expect(under.shape).toMatchObject({ candidates: 4, prefiltered: false, surfacedExcluded: 3 });
+    expect(under.notes).toEqual([]);
+  });
+
   it('appends its shape to a JSONL log', async () => {
     const dir = await deployDir(3);
     const log = join(dir, '.engram', 'recall.jsonl');
