@@ -102,4 +102,27 @@ describe('engram hook as a real child process', () => {
     const log = await readFile(join(root, '.engram', 'hooks', 'stop.log'), 'utf8');
     expect(log).toMatch(/extraction nothing_saved/);
   });
+
+  it('stop still returns valid JSON and exit 0 when the session folder no longer exists', async () => {
+    const session = '0b9e2f44-1c3d-4e5f-8a6b-7c8d9e0f1a2b';
+    const gone = join(root, 'deleted-worktree');
+    const run = await hook(
+      ['stop'],
+      JSON.stringify({
+        session_id: session,
+        transcript_path: transcript,
+        cwd: gone,
+        hook_event_name: 'Stop',
+      }),
+      env,
+      project,
+    );
+    expect(run.stderr).not.toMatch(/Unhandled|ENOENT/);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({});
+    // The detached run still did its work from a folder that exists.
+    const cursorFile = join(root, '.engram', 'hooks', 'cursors', `${session}.json`);
+    for (let i = 0; i < 200 && !existsSync(cursorFile); i++) await sleep(100);
+    expect(existsSync(cursorFile)).toBe(true);
+  });
 });

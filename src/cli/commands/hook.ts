@@ -111,15 +111,28 @@ async function detachStop(
   const log = openSync(join(dir, 'stop.log'), 'a', 0o600);
   const args = [main, 'hook', 'stop', '--wait', '--input', inputFile, '--dir', ctx.memoryDir];
   if (opts.model === false) args.push('--no-model');
-  const child = spawn(process.execPath, args, {
-    cwd: ctx.environment.cwd,
-    env: io.env as NodeJS.ProcessEnv,
-    detached: true,
-    stdio: ['ignore', log, log],
+  // The session's folder may be gone (a removed worktree); spawning there would fail. The child
+  // still reads the session's cwd from the input, and the memory directory is passed explicitly.
+  const cwd = existsSync(ctx.environment.cwd) ? ctx.environment.cwd : dir;
+  const started = await new Promise<boolean>((done) => {
+    const child = spawn(process.execPath, args, {
+      cwd,
+      env: io.env as NodeJS.ProcessEnv,
+      detached: true,
+      stdio: ['ignore', log, log],
+    });
+    child.once('error', (error) => {
+      ctx.log?.(`could not start the background extraction: ${error.message}`);
+      done(false);
+    });
+    child.once('spawn', () => {
+      child.unref();
+      done(true);
+    });
   });
-  child.unref();
   closeSync(log); // the child has its own copy of the descriptor
-  return true;
+  if (!started) await rm(inputFile, { force: true });
+  return started;
 }
 
 async function runHook(name: HookCommandName, io: CliIo, opts: HookOptions): Promise<HookOutput> {
