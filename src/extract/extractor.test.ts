@@ -207,7 +207,7 @@ describe('the fork request', () => {
 
     const [main, fork] = server.requests;
     // System, tools and messages: identical bytes, cache breakpoints included. The main request
-    // ended at the user's message, and so does the fork's breakpoint on the shared part.
+    // ended at the user's message, and the fork keeps a breakpoint there.
     expect(JSON.stringify(fork?.body.system)).toBe(JSON.stringify(main?.body.system));
     expect(JSON.stringify(fork?.body.tools)).toBe(JSON.stringify(main?.body.tools));
     const mainMessages = main?.body.messages as unknown[];
@@ -216,9 +216,10 @@ describe('the fork request', () => {
       `"system":${JSON.stringify(main?.body.system)},"tools":${JSON.stringify(main?.body.tools)},"messages":${shared},`,
     );
     expect(fork?.body.messages.slice(0, mainMessages.length)).toEqual(mainMessages);
+    // The reply closes the shared part and carries its breakpoint (the last shared message).
     expect(fork?.body.messages[1]).toEqual({
       role: 'assistant',
-      content: [{ type: 'text', text: 'Renamed.' }],
+      content: [{ type: 'text', text: 'Renamed.', cache_control: { type: 'ephemeral' } }],
     });
 
     const prompt = forkPrompt(1);

@@ -89,15 +89,18 @@ function lastUserAtOrBefore(messages: readonly AnthropicMessage[], index: number
   return index;
 }
 
+/** The API accepts at most this many cache_control markers in one request. */
+export const MAX_CACHE_BREAKPOINTS = 4;
+
 /**
- * The request prefix with cache breakpoints: last system block, last tool, and on the messages
- * the ends of requests. A request the main agent sends ends with a user message (its question or
- * its tool results), so that is where its breakpoint goes: on the last user message, not on an
- * assistant reply that follows it (a prefill or a reply the host appended before forking). A
- * fork passes `cacheBreakpointIndex` (its prefix's last message); the breakpoint goes on the last
- * user message at or before it, which is exactly where the main request put it, plus one on the
- * fork's own last user message. So the main request's system, tools and messages appear in the
- * fork's body unchanged, markers included, and the request never exceeds the API's four.
+ * The request prefix with cache breakpoints: last system block, last tool, then on the messages,
+ * in this order while the API's four last: where the shared part's request ended (its last user
+ * message: a main agent's request always ends with its question or its tool results), the
+ * shared part's last message (the reply a host appended, when there is one), then the same two
+ * for the whole request. The shared part is the messages up to `cacheBreakpointIndex` (a fork's
+ * prefix end), or all of them (a main request). Markers inside the shared part depend only on
+ * it, so a main request's `system`, `tools` and `messages` appear in a fork's body unchanged,
+ * markers included — whether the main request ended at the user's message or carried the reply.
  */
 export function toAnthropicPrefix(
   prefix: ConversationPrefix,
@@ -137,12 +140,18 @@ export function toAnthropicPrefix(
     if (converted.content.length > 0) params.messages.push(converted);
     keptIndex.push(params.messages.length - 1);
   }
-  const breakpoints = new Set([lastUserAtOrBefore(params.messages, params.messages.length - 1)]);
-  if (cacheBreakpointIndex !== undefined)
-    breakpoints.add(lastUserAtOrBefore(params.messages, keptIndex[cacheBreakpointIndex] ?? -1));
-  for (const index of breakpoints) {
+  const last = params.messages.length - 1;
+  const ends =
+    cacheBreakpointIndex === undefined ? [last] : [keptIndex[cacheBreakpointIndex] ?? -1, last];
+  const wanted = ends.flatMap((end) => [lastUserAtOrBefore(params.messages, end), end]);
+  let budget = MAX_CACHE_BREAKPOINTS - (params.system ? 1 : 0) - (params.tools ? 1 : 0);
+  const marked = new Set<number>();
+  for (const index of wanted) {
     const message = params.messages[index];
-    if (message) markLastCacheable(message);
+    if (budget <= 0 || !message || marked.has(index)) continue;
+    markLastCacheable(message);
+    marked.add(index);
+    budget--;
   }
   return params;
 }

@@ -84,6 +84,38 @@ describe('anthropic converters', () => {
     );
   });
 
+  it('keeps a main request intact inside its fork and never exceeds four breakpoints', () => {
+    const roles = fc.array(fc.constantFrom('user' as const, 'assistant' as const), {
+      minLength: 1,
+      maxLength: 8,
+    });
+    const tool = { name: 't', input_schema: { type: 'object' } };
+    fc.assert(
+      fc.property(roles, roles, fc.boolean(), fc.boolean(), (shared, own, system, tools) => {
+        const toMsg = (role: 'user' | 'assistant', i: number): Message => ({
+          id: `m${i}`,
+          role,
+          content: [{ type: 'text', text: `t${i}` }],
+        });
+        const main = shared.map(toMsg);
+        const fork = [...main, ...own.map((r, i) => toMsg(r, i + main.length))];
+        const base = { ...(system ? { system: 's' } : {}), tools: tools ? [tool] : [] };
+        const a = toAnthropicPrefix({ ...base, messages: main });
+        const b = toAnthropicPrefix({ ...base, messages: fork }, main.length - 1);
+        const count = (v: unknown) => JSON.stringify(v).split('"cache_control"').length - 1;
+        return (
+          JSON.stringify(b.messages.slice(0, main.length)) === JSON.stringify(a.messages) &&
+          JSON.stringify(b.system) === JSON.stringify(a.system) &&
+          JSON.stringify(b.tools) === JSON.stringify(a.tools) &&
+          count(a) <= 4 &&
+          count(b) <= 4 &&
+          // The last shared message always carries a breakpoint.
+          count(b.messages[main.length - 1]) === 1
+        );
+      }),
+    );
+  });
+
   it('maps usage including cache tokens', () => {
     expect(
       fromAnthropicUsage({

@@ -127,11 +127,11 @@ describe('runForkedAgent over the Anthropic SDK', () => {
       expect(fork!.body.messages.slice(0, n)).toEqual(earlier.body.messages);
       expect(fork!.rawBody.startsWith(earlier.rawBody.slice(0, -2))).toBe(true);
     }
-    // The breakpoint stays where the main request ended (the user's message) and one marks the
-    // fork's own instruction: four in all.
+    // Breakpoints: system, tools, where the main request ended (the user's message) and the last
+    // shared message (the reply). That is the API's four, so the fork's own instruction has none.
     expect(fork!.body.messages[2].content.at(-1).cache_control).toEqual({ type: 'ephemeral' });
-    expect(fork!.body.messages[3].content.at(-1).cache_control).toBeUndefined();
-    expect(fork!.body.messages[4].content.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+    expect(fork!.body.messages[3].content.at(-1).cache_control).toEqual({ type: 'ephemeral' });
+    expect(fork!.body.messages[4].content.at(-1).cache_control).toBeUndefined();
     expect(fork!.rawBody.split('"cache_control"').length - 1).toBe(4);
   });
 
