@@ -66,9 +66,9 @@ export interface ModelRequest extends ConversationPrefix {
   timeoutMs?: number;
   /**
    * Index in `messages` of the last message shared with another request (a fork's prefix end).
-   * Anthropic puts a cache breakpoint on the last user message at or before it (where the main
-   * request, which ended there, put its own) as well as on the last user message, so the shared
-   * portion is serialized identically in the main request and in every fork request.
+   * Anthropic keeps the breakpoints of that shared part where the main request had them (its last
+   * user message and its last message), so the shared portion is serialized identically in the
+   * main request and in every fork request.
    */
   cacheBreakpointIndex?: number;
 }
