@@ -7,7 +7,12 @@ import {
   toAnthropicMessage,
   toAnthropicPrefix,
 } from './anthropic-convert.js';
-import { fromOpenAIMessages, fromOpenAIUsage, toOpenAIMessages } from './openai-convert.js';
+import {
+  fromOpenAIMessage,
+  fromOpenAIMessages,
+  fromOpenAIUsage,
+  toOpenAIMessages,
+} from './openai-convert.js';
 import type { ContentBlock, Message } from './types.js';
 
 const conversation: Message[] = [
@@ -29,6 +34,21 @@ const conversation: Message[] = [
     ],
   },
 ];
+
+describe('openai tool calls without ids', () => {
+  it('gives each call its own id so its result can find it', () => {
+    const blocks = fromOpenAIMessage({
+      content: null,
+      tool_calls: [
+        { id: '', type: 'function', function: { name: 'read', arguments: '{"path":"a"}' } },
+        { id: '', type: 'function', function: { name: 'read', arguments: '{"path":"b"}' } },
+      ],
+    });
+    const ids = blocks.map((b) => (b.type === 'tool_use' ? b.id : ''));
+    expect(ids.every((id) => /^call_\d_/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(2);
+  });
+});
 
 describe('anthropic converters', () => {
   it('round-trips content blocks', () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type {
   ContentBlock,
   ConversationPrefix,
@@ -110,11 +111,12 @@ export function fromOpenAIMessage(message: {
 }): ContentBlock[] {
   const blocks: ContentBlock[] = [];
   if (message.content) blocks.push({ type: 'text', text: message.content });
-  for (const call of message.tool_calls ?? []) {
+  for (const [index, call] of (message.tool_calls ?? []).entries()) {
     if (call.function)
       blocks.push({
         type: 'tool_use',
-        id: call.id,
+        // Some compatible servers send no id (or ""); results must still find their call.
+        id: call.id || `call_${index}_${randomUUID().replaceAll('-', '')}`,
         name: call.function.name,
         input: parseArguments(call.function.arguments),
       });
