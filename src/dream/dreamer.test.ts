@@ -175,14 +175,19 @@ describe('maybeDream runs and the lock', () => {
     expect(outcome).toMatchObject({ kind: 'ran', lock: 'committed' });
   });
 
-  it('a run stopped at its turn limit counts as done: the lock is committed and the status says so', async () => {
+  it('a run stopped at its turn limit has not finished: the lock is rolled back exactly', async () => {
     const { memoryDir, lister } = setup(6);
+    setLock(memoryDir, '', 30 * HOUR);
+    const lock = consolidationLockPath(memoryDir);
+    const prior = statSync(lock, { bigint: true }).mtimeNs;
     server.push({ toolUse: [{ name: 'list', input: {} }] });
     const outcome = await dreamer(memoryDir, lister, { config: { maxTurns: 1 } }).maybeDream();
-    expect(outcome).toMatchObject({ kind: 'ran', lock: 'committed', run: { status: 'max_turns' } });
-    expect(Math.abs(statSync(consolidationLockPath(memoryDir)).mtimeMs - Date.now())).toBeLessThan(
-      5_000,
-    );
+    expect(outcome).toMatchObject({
+      kind: 'ran',
+      lock: 'rolled_back',
+      run: { status: 'max_turns' },
+    });
+    expect(statSync(lock, { bigint: true }).mtimeNs).toBe(prior);
   });
 
   it('a failing run restores the prior mtime exactly', async () => {

@@ -206,9 +206,10 @@ export function createDreamer(options: DreamerOptions): Dreamer {
       await rollbackConsolidationLock(lock);
       return { kind: 'error', gates, error: asEngramError(error) };
     }
-    // A run that hit its turn limit still changed the directory; retrying from scratch every
-    // session would pay for the same work again, so it counts as done (and says so in `status`).
-    if (run.status === 'completed' || run.status === 'max_turns') {
+    // Only a finished pass commits. A run cut off by its turn limit has not finished: pruning the
+    // index comes last, so committing would leave a half-done directory for 24 h. Its edits stay
+    // on disk, so the retry resumes with less left to do (issue: "failure or abort rolls back").
+    if (run.status === 'completed') {
       await completeConsolidationLock(lock, { now });
       return { kind: 'ran', gates, sessions, lock: 'committed', run };
     }

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ensureSessionRecord, sessionMemoryRoot, sessionPaths } from '../session/session-store.js';
 import {
   claudeCodeTranscriptDir,
   combineSessionListers,
@@ -55,6 +56,34 @@ describe('session listers', () => {
     touch(join(dir, 'template.md'), 1); // a file beside the folders is not a session
     const refs = await sessionFolderLister(dir).listSessionsTouchedSince(NOW - 24 * HOUR);
     expect(refs.map((r) => r.id)).toEqual(['s-new']);
+  });
+
+  it("with a project, engram's session folders count only that project's sessions", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'engram-home-'));
+    const environment = (cwd: string) => ({ cwd, env: { ENGRAM_HOME: home }, homedir: home });
+    const mine = mkdtempSync(join(tmpdir(), 'engram-project-a-'));
+    const other = mkdtempSync(join(tmpdir(), 'engram-project-b-'));
+    for (const [id, cwd] of [
+      ['a-1', mine],
+      ['a-2', join(mine)],
+      ['b-1', other],
+    ] as const) {
+      await ensureSessionRecord(sessionPaths(environment(cwd), id), environment(cwd));
+    }
+    mkdirSync(join(home, 'session-memory', 'unrecorded'));
+    const root = sessionMemoryRoot(environment(mine));
+    const ids = async (projectRoot?: string) =>
+      (
+        await sessionFolderLister(
+          root,
+          projectRoot ? { projectRoot } : {},
+        ).listSessionsTouchedSince(0)
+      )
+        .map((r) => r.id)
+        .sort();
+    expect(await ids(mine)).toEqual(['a-1', 'a-2']);
+    expect(await ids(`${other}/`)).toEqual(['b-1']);
+    expect(await ids()).toEqual(['a-1', 'a-2', 'b-1', 'unrecorded']);
   });
 
   it('combined listers count a session seen twice once', async () => {

@@ -1,6 +1,7 @@
 import type { Dirent } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { readSessionRecord } from '../session/session-store.js';
 import { errnoCode } from '../util/errors.js';
 import type { SessionRef } from './gates.js';
 
@@ -40,16 +41,39 @@ export function transcriptDirectoryLister(
   };
 }
 
+export interface SessionFolderOptions {
+  /**
+   * Count only sessions recorded as working in this project (their `session.json` names it).
+   * The folders of every project on the machine share one parent, so without this a busy
+   * machine would open the session gate for a project nobody worked in. Folders without a record
+   * cannot be attributed and are left out when a project is given.
+   */
+  projectRoot?: string;
+}
+
 /**
  * engram's own session records: one folder per session (`$ENGRAM_HOME/session-memory/<id>/`),
  * touched when its notes change. The folder's newest file decides when the session was last active.
  */
-export function sessionFolderLister(dir: string): SessionLister {
+export function sessionFolderLister(
+  dir: string,
+  options: SessionFolderOptions = {},
+): SessionLister {
+  const project = options.projectRoot === undefined ? undefined : resolve(options.projectRoot);
   return {
     async listSessionsTouchedSince(sinceMs) {
       const entries = await readEntries(dir);
       const folders = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.'));
-      const refs = await Promise.all(folders.map((e) => newestIn(e.name, join(dir, e.name))));
+      const refs = await Promise.all(
+        folders.map(async (e) => {
+          const folder = join(dir, e.name);
+          const ref = await newestIn(e.name, folder);
+          if (!ref || ref.mtimeMs <= sinceMs || project === undefined) return ref;
+          // Read only for sessions that are recent enough to count: the record costs one read.
+          const record = await readSessionRecord(folder);
+          return record && resolve(record.projectRoot) === project ? ref : undefined;
+        }),
+      );
       return refs.filter((r): r is SessionRef => r !== undefined && r.mtimeMs > sinceMs);
     },
   };

@@ -6,7 +6,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EngramEnvironment } from '../memdir/index.js';
-import { engramHome } from '../memdir/settings.js';
+import { engramHome, projectRoot } from '../memdir/settings.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { EngramError, errnoCode } from '../util/errors.js';
 import { parseTemplate } from './notes-structure.js';
@@ -17,6 +17,7 @@ export const SESSION_MEMORY_DIR = 'session-memory';
 export const NOTES_FILE = 'notes.md';
 export const STATE_FILE = 'state.json';
 export const TEMPLATE_FILE = 'template.md';
+export const SESSION_RECORD_FILE = 'session.json';
 
 export interface SessionPaths {
   sessionId: string;
@@ -131,4 +132,50 @@ export async function readCursor(paths: SessionPaths): Promise<StoredCursor> {
 export async function writeCursor(paths: SessionPaths, cursor: StoredCursor): Promise<void> {
   await mkdir(paths.dir, { recursive: true, mode: 0o700 });
   await writeFileAtomic(paths.state, `${JSON.stringify(cursor, null, 2)}\n`, { mode: 0o600 });
+}
+
+/**
+ * Which project a session worked in, written once when its folder is created. Session folders sit
+ * in one machine-wide place, so consolidation reads this to count only its own project's sessions.
+ */
+export interface SessionRecord {
+  sessionId: string;
+  projectRoot: string;
+  cwd: string;
+  createdAt: string;
+}
+
+export async function ensureSessionRecord(
+  paths: SessionPaths,
+  environment: EngramEnvironment,
+  now: () => number = Date.now,
+): Promise<void> {
+  const record: SessionRecord = {
+    sessionId: paths.sessionId,
+    projectRoot: projectRoot(environment),
+    cwd: environment.cwd,
+    createdAt: new Date(now()).toISOString(),
+  };
+  await mkdir(paths.dir, { recursive: true, mode: 0o700 });
+  try {
+    // 'wx': the first writer names the project; a session does not move between projects.
+    await writeFile(join(paths.dir, SESSION_RECORD_FILE), `${JSON.stringify(record, null, 2)}\n`, {
+      flag: 'wx',
+      mode: 0o600,
+    });
+  } catch (error) {
+    if (errnoCode(error) !== 'EEXIST') throw error;
+  }
+}
+
+/** The record of a session folder, or undefined when it has none (or it is unreadable). */
+export async function readSessionRecord(folder: string): Promise<SessionRecord | undefined> {
+  const text = await readOptional(join(folder, SESSION_RECORD_FILE)).catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    const data = JSON.parse(text) as Partial<SessionRecord>;
+    return typeof data?.projectRoot === 'string' ? (data as SessionRecord) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -12,7 +12,7 @@ import {
 import { assistantText, filler, toolRound, userText } from './__fixtures__/conversation.js';
 import { parseTemplate } from './notes-structure.js';
 import { DEFAULT_NOTES_SECTIONS, renderNotesTemplate } from './prompts.js';
-import { readCursor, sessionPaths } from './session-store.js';
+import { readCursor, readSessionRecord, sessionPaths } from './session-store.js';
 import { updateSessionNotes } from './update-notes.js';
 
 let server: ScriptedModelServer;
@@ -113,6 +113,12 @@ describe('updateSessionNotes', () => {
     expect(cursor.tokensAtLastUpdate).toBe(outcome.decision!.contextTokens);
     // The running record is gone once the update is over.
     expect(existsSync(sessionPaths(environment, SESSION).running)).toBe(false);
+    // The session records its project, so consolidation counts it for that project only.
+    expect(await readSessionRecord(sessionPaths(environment, SESSION).dir)).toMatchObject({
+      sessionId: SESSION,
+      projectRoot: environment.cwd,
+      cwd: environment.cwd,
+    });
   });
 
   it.each([

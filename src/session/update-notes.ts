@@ -23,6 +23,7 @@ import { restoreNotesStructure } from './notes-structure.js';
 import { buildUpdateInstruction } from './prompts.js';
 import {
   ensureNotesFile,
+  ensureSessionRecord,
   loadNotesTemplate,
   readCursor,
   readOptional,
@@ -95,6 +96,7 @@ export async function updateSessionNotes(
   if (template.warning) base.warnings.push(template.warning);
   await ensureNotesFile(paths, template);
   const now = options.now ?? Date.now;
+  await ensureSessionRecord(paths, options.environment, now);
   const slot = await tryStartUpdate(paths.running, { now: now() });
   if (!slot.started) {
     const age = Math.round((now() - slot.running.startedAt) / 1000);

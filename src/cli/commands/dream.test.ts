@@ -76,15 +76,26 @@ describe('engram dream', () => {
     expect(r.stdout).toMatch(/Would stop at the time gate: 2\.0 h since the last consolidation/);
   });
 
-  it("by default counts Claude Code's transcripts for the project and engram's session records", async () => {
+  it("by default counts Claude Code's transcripts for the project and engram's session records of the project", async () => {
     const { root, memoryDir } = setup(0);
     const io = testIo({ cwd: root });
     const claude = join(io.homedir, '.claude', 'projects', root.replace(/[^a-zA-Z0-9]/g, '-'));
     mkdirSync(claude, { recursive: true });
     for (const id of ['a', 'b', 'c']) writeFileSync(join(claude, `${id}.jsonl`), '{}\n');
-    for (const id of ['c', 'd', 'e']) {
-      mkdirSync(join(io.homedir, '.engram', 'session-memory', id), { recursive: true });
-      writeFileSync(join(io.homedir, '.engram', 'session-memory', id, 'notes.md'), '# notes\n');
+    // d, e: this project; f: another project; g: no record, so it cannot be attributed.
+    const projects: Record<string, string | undefined> = {
+      c: root,
+      d: root,
+      e: root,
+      f: join(root, 'elsewhere'),
+      g: undefined,
+    };
+    for (const [id, project] of Object.entries(projects)) {
+      const folder = join(io.homedir, '.engram', 'session-memory', id);
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(join(folder, 'notes.md'), '# notes\n');
+      if (project)
+        writeFileSync(join(folder, 'session.json'), JSON.stringify({ projectRoot: project }));
     }
     const r = await runCaptured(['dream', '--dry-run', '--json', '--dir', memoryDir], io);
     const ids = JSON.parse(r.stdout)

@@ -53,8 +53,8 @@ const gateLine = (g: GateDecision) =>
 
 /**
  * Claude Code's transcripts for this project (it keeps one folder per launch directory, so both
- * the project root and cwd are tried), plus engram's own session records. The latter are kept per
- * session, not per project, so they count sessions of every project on this machine.
+ * the project root and cwd are tried), plus engram's own session records of this project (each
+ * records the project it worked in; the folders of every project share one parent).
  */
 async function defaultSessionLister(io: CliIo, cwd: string, root: string): Promise<SessionLister> {
   const dirs = new Set<string>();
@@ -64,7 +64,9 @@ async function defaultSessionLister(io: CliIo, cwd: string, root: string): Promi
   }
   return combineSessionListers(
     ...[...dirs].map((d) => transcriptDirectoryLister(d)),
-    sessionFolderLister(sessionMemoryRoot({ cwd, env: io.env, homedir: io.homedir })),
+    sessionFolderLister(sessionMemoryRoot({ cwd, env: io.env, homedir: io.homedir }), {
+      projectRoot: root,
+    }),
   );
 }
 
@@ -157,14 +159,16 @@ export function registerDreamCommands(program: Command, io: CliIo): void {
 
 /**
  * 0: ran cleanly, or not due yet (time, throttle, sessions). 1: could not run when asked (disabled,
- * lock busy), the run failed, or it left the directory inconsistent. 130: interrupted.
+ * lock busy), the run failed or hit its turn limit, or it left the directory inconsistent.
+ * 130: interrupted.
  */
 export function exitCodeForOutcome(outcome: DreamOutcome): number {
   if (outcome.kind === 'error') return 1;
   if (outcome.kind === 'stopped')
     return outcome.gate === 'enabled' || outcome.gate === 'lock' ? 1 : 0;
   if (outcome.run.status === 'aborted') return EXIT_INTERRUPTED;
-  if (outcome.run.status === 'error') return 1;
+  // An error, or a pass cut off by its turn limit: it did not finish and the lock was rolled back.
+  if (outcome.run.status !== 'completed') return 1;
   return outcome.run.invariants.ok ? 0 : 1;
 }
 
@@ -251,10 +255,13 @@ function printOutcome(
   }
   const { run } = outcome;
   const p = run.progress;
+  const done = `${p.filesTouched.length} file(s) touched, ${p.sessionsReviewed.length}/${p.sessionsToReview} sessions reviewed, ${p.turns} turn(s)`;
   const head =
-    run.status === 'completed' || run.status === 'max_turns'
-      ? `Consolidated ${memoryDir}${run.status === 'max_turns' ? ' (stopped at the turn limit)' : ''}: ${p.filesTouched.length} file(s) touched, ${p.sessionsReviewed.length}/${p.sessionsToReview} sessions reviewed, ${p.turns} turn(s).`
-      : `Consolidation ${run.status === 'aborted' ? 'aborted' : `failed${run.error ? `: ${run.error.message}` : ''}`}; the lock was rolled back so the next session retries.`;
+    run.status === 'completed'
+      ? `Consolidated ${memoryDir}: ${done}.`
+      : run.status === 'max_turns'
+        ? `Consolidation stopped at the turn limit before finishing (${done}); its edits are kept and the lock was rolled back so the next session continues. Raise the limit with --max-turns.`
+        : `Consolidation ${run.status === 'aborted' ? 'aborted' : `failed${run.error ? `: ${run.error.message}` : ''}`}; the lock was rolled back so the next session retries.`;
   const files = p.filesTouched.map((f) => `  ${f}\n`).join('');
   const inv = run.invariants;
   const check = inv.ok

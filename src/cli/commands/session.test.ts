@@ -167,6 +167,10 @@ describe('engram session update', () => {
     const data = JSON.parse(run.stdout);
     expect(data).toMatchObject({ status: 'updated', notesPath, repairs: [], selfReferences: [] });
     expect(readFileSync(notesPath, 'utf8')).toContain('All 8 modules read; port still ignored.');
+    // The session is recorded under the project it ran in (the transcript's cwd).
+    expect(JSON.parse(readFileSync(join(dir, 'session.json'), 'utf8'))).toMatchObject({
+      projectRoot: '/home/USER/project',
+    });
     const again = await runCaptured(['session', 'update', '--transcript', file], io);
     expect(again.stdout).toMatch(/^skipped: context grew 0 tokens/);
   });

@@ -52,7 +52,8 @@ function compactionJson(c: SessionCompaction, read: TranscriptReadResult) {
     removed: c.removed,
     tokensBefore: c.tokensBefore,
     tokensAfter: c.tokensAfter,
-    boundary: c.boundary,
+    // Stable keys: `id` is null when the notes cover nothing yet.
+    boundary: { id: c.boundary.id ?? null, index: c.boundary.index },
     notesPath: c.notesPath,
     truncatedSections: c.truncatedSections,
     wait: c.wait,
@@ -129,7 +130,8 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
       const { read, sessionId } = await loadTranscript(io, opts);
       const model = requireModel(io, opts);
       const outcome = await updateSessionNotes({
-        environment: io,
+        // The session's project is where it ran (Claude Code records its cwd), not where this runs.
+        environment: read.cwd ? { ...io, cwd: resolve(io.cwd, read.cwd) } : io,
         sessionId,
         model,
         prefix: { tools: [], messages: read.messages },
