@@ -49,6 +49,7 @@ describe('memory tool commands', () => {
     expect(await mode(join(dir, 'team/pnpm.md'))).toBe(0o600);
     expect(await mode(join(dir, 'team'))).toBe(0o700);
     expect(await mode(dir)).toBe(0o700);
+    expect(await mode(join(dir, 'MEMORY.md'))).toBe(0o600);
     expect(parseIndexEntries(await index())).toMatchObject([
       {
         title: 'Use pnpm',
@@ -290,6 +291,7 @@ describe('memory tool commands', () => {
       'kit/pnpm.md',
       'last.md',
     ]);
+    expect(await mode(join(dir, 'MEMORY.md'))).toBe(0o600);
   });
 
   it('works through the official betaMemoryTool helper', async () => {
