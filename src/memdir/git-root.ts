@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
 export interface GitLocation {
   /** The checkout that contains `cwd` (a worktree's own top folder for linked worktrees). */
@@ -34,12 +34,15 @@ function worktreeCommonRoot(dir: string, dotGitFile: string): string | undefined
     const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGitFile, 'utf8'));
     if (!m?.[1]) return undefined;
     const gitDir = isAbsolute(m[1].trim()) ? m[1].trim() : resolve(dir, m[1].trim());
-    let commonDir = gitDir;
+    // A linked worktree's git dir names its common dir; a submodule's (.git/modules/x) does not and
+    // is a project of its own, keyed by its own checkout.
     const commonFile = join(gitDir, 'commondir');
+    let commonDir: string;
     if (existsSync(commonFile))
       commonDir = resolve(gitDir, readFileSync(commonFile, 'utf8').trim());
     else if (/[\\/]worktrees[\\/][^\\/]+$/.test(gitDir)) commonDir = dirname(dirname(gitDir));
-    return commonDir.endsWith('.git') ? dirname(commonDir) : commonDir;
+    else return undefined;
+    return basename(commonDir) === '.git' ? dirname(commonDir) : undefined;
   } catch {
     return undefined;
   }

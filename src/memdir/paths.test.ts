@@ -53,6 +53,16 @@ describe('resolveMemoryDir', () => {
     expect(defaultMemoryDir({ ...env, cwd: wt })).toBe(defaultMemoryDir(env));
   });
 
+  it('keys a submodule by its own checkout, not by a folder inside the parent .git', () => {
+    const { env, repo } = setup();
+    const sub = join(repo, 'vendor', 'lib');
+    mkdirSync(join(repo, '.git', 'modules', 'lib'), { recursive: true });
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(sub, '.git'), 'gitdir: ../../.git/modules/lib\n');
+    const r = resolveMemoryDir({ ...env, cwd: sub });
+    expect(r.projectRoot).toBe(sub);
+  });
+
   it('never lets committed project settings move the directory, and says so', () => {
     const { env, repo } = setup();
     writeJson(join(repo, '.engram', 'settings.json'), { memoryDirectory: '~/.ssh' });
