@@ -498,6 +498,23 @@ describe('failure modes and lifecycle', () => {
     expect(forkPrompt(0)).toContain('last ~4 messages');
   });
 
+  it('reports a trailing run that cannot even be decided as failed, never as an unhandled rejection', async () => {
+    const ex = extractor();
+    server.push({ delayMs: 100, text: 'Nothing.' });
+    const history = [user('u1', 'one'), assistant('a1', 'one')];
+    ex.onTurnEnd(context(history));
+    const broken = { id: 'x', role: 'assistant', content: undefined } as unknown as Message;
+    expect(
+      ex.onTurnEnd(context([...history, broken, user('u2', 'two'), assistant('a2', 'two')])),
+    ).toEqual({ status: 'queued' });
+    expect(await ex.drain(5000)).toBe(true);
+    expect(runs.map((r) => [r.trailing, r.outcome])).toEqual([
+      [false, 'nothing_saved'],
+      [true, 'failed'],
+    ]);
+    expect(ex.state()).toMatchObject({ inProgress: false, cursor: 'a1' });
+  });
+
   it('sends the conversation as it was at the trigger even when the host keeps appending', async () => {
     const ex = extractor();
     const live = [user('u1', 'one'), assistant('a1', 'reply one')];

@@ -212,6 +212,15 @@ export function createExtractor(options: ExtractorOptions): Extractor {
           const d = decide(next, true);
           report(d.kind === 'run' ? await runFork(next, d, true) : skip(d, true, next));
         }
+      } catch (error) {
+        // Fire-and-forget must never become an unhandled rejection in the host's process.
+        const run = base(true, 0);
+        run.outcome = 'failed';
+        run.reason = 'error';
+        run.error = new EngramError('io_error', `extraction failed: ${(error as Error).message}`, {
+          cause: error,
+        });
+        report(run);
       } finally {
         inProgress = false;
       }
