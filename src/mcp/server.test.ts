@@ -105,9 +105,7 @@ describe('engram MCP server (in-memory linked transport)', () => {
     });
     expect(text(after)).toBe('No memory is relevant to this request.');
     expect(text(await call('memory_list'))).toMatch(/^0 memories \(1 revoked not shown\)/);
-    expect(text(await call('memory_audit'))).toMatch(
-      /^No problems found: 1 memories, 0 index lines/,
-    );
+    expect(text(await call('memory_audit'))).toMatch(/^No problems found: 1 memory, 0 index lines/);
   });
 
   it('refuses a save without description or Why as an isError result the model can act on', async () => {

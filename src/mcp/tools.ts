@@ -153,8 +153,11 @@ export async function revokeTool(
 
 export async function auditTool(ctx: MemoryToolsContext): Promise<ToolText> {
   const report = await auditMemoryDir(ctx.dir);
-  const head = `${report.memories} memories, ${report.indexEntries} index lines in ${report.dir}`;
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const head = `${count(report.memories, 'memory', 'memories')}, ${count(report.indexEntries, 'index line', 'index lines')} in ${report.dir}`;
   if (report.ok) return { text: `No problems found: ${head}.` };
   const lines = report.problems.map((p) => `- [${p.kind}] ${p.message}`);
-  return { text: `${report.problems.length} problems found (${head}):\n${lines.join('\n')}` };
+  return {
+    text: `${count(report.problems.length, 'problem', 'problems')} found (${head}):\n${lines.join('\n')}`,
+  };
 }
