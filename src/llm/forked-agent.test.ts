@@ -185,6 +185,32 @@ describe('runForkedAgent over the Anthropic SDK', () => {
     expect(first.content[1]).toMatchObject({ type: 'text', text: 'Go.' });
   });
 
+  it('answers a refused call with the refusal even when no executor exists for it', async () => {
+    const memdir = join(root, 'mem');
+    await mkdir(memdir);
+    server.push(
+      {
+        toolUse: [
+          { name: 'delete', input: { path: 'old.md' } },
+          { name: 'Glob', input: { pattern: '*.md' } },
+        ],
+      },
+      { text: 'ok' },
+    );
+    const result = await runForkedAgent({
+      model: scriptedModel(server),
+      prefix,
+      prompt: 'Tidy up.',
+      tools: createFileTools(memdir),
+      canUseTool: directorySandbox(memdir),
+      maxTurns: 2,
+    });
+    expect(result.toolCalls.map((c) => [c.allowed, c.result])).toEqual([
+      [false, expect.stringMatching(/^Refused: deleting is not allowed.*revoked/)],
+      [false, 'Tool "Glob" is not available in this background task.'],
+    ]);
+  });
+
   it('rejects a maxTurns that is not a positive integer', async () => {
     await expect(
       runForkedAgent({

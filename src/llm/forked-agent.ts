@@ -98,14 +98,15 @@ async function decide(canUseTool: CanUseTool, name: string, input: unknown) {
 
 async function runTool(call: ToolUseBlock, options: ForkedAgentOptions): Promise<ForkToolCall> {
   const base = { name: call.name, input: call.input };
+  // Permission first: a refused delete should read "use a revocation", not "no such tool".
+  const decision = await decide(options.canUseTool, call.name, call.input);
+  if (decision.behavior === 'deny')
+    return { ...base, allowed: false, isError: true, result: decision.message };
   const tool = options.tools.find((t) => t.definition.name === call.name);
   if (!tool) {
     const result = `Tool "${call.name}" is not available in this background task.`;
     return { ...base, allowed: false, isError: true, result };
   }
-  const decision = await decide(options.canUseTool, call.name, call.input);
-  if (decision.behavior === 'deny')
-    return { ...base, allowed: false, isError: true, result: decision.message };
   try {
     const value = await tool.execute(call.input, options.signal ? { signal: options.signal } : {});
     return { ...base, allowed: true, isError: value.isError === true, result: value.content };
