@@ -239,4 +239,14 @@ describe('chooseNewestWithinBudget', () => {
     expect(range.start).toBe(messages.length - 2);
     expect(range.reasons[0]).toMatch(/over the 1000 budget; kept anyway/);
   });
+
+  it('says so when the whole history fits and nothing is removed', () => {
+    const range = chooseNewestWithinBudget(chat(4, 100), 40_000);
+    expect(range.start).toBe(0);
+    expect(range.reasons).toEqual([
+      expect.stringMatching(
+        /^the whole history \(8 message\(s\), \d+ tokens\) fits .*nothing removed$/,
+      ),
+    ]);
+  });
 });

@@ -115,7 +115,9 @@ export function chooseNewestWithinBudget(messages: readonly Message[], budget: n
   const reasons = [
     tokens > budget
       ? `newest message unit alone is ${tokens} tokens, over the ${budget} budget; kept anyway`
-      : `kept the newest ${n - start} message(s), ${tokens} tokens within the ${budget}-token budget`,
+      : start === 0
+        ? `the whole history (${n} message(s), ${tokens} tokens) fits the ${budget}-token budget; nothing removed`
+        : `kept the newest ${n - start} message(s), ${tokens} tokens within the ${budget}-token budget`,
   ];
   return { start, tokens, textMessages: textMessagesIn(messages, start, n), reasons };
 }

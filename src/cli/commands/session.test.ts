@@ -132,6 +132,47 @@ describe('engram compact', () => {
     const { io } = setup();
     expect((await runCaptured(['compact', '--transcript', 'missing.jsonl'], io)).code).toBe(3);
   });
+
+  it.each([
+    ['empty.jsonl', ''],
+    ['object.json', '{"not":"messages"}'],
+    ['array.json', '[]'],
+  ])('a file with no conversation (%s) exits 2 and says what was expected', async (name, text) => {
+    const { io } = setup();
+    const file = join(io.homedir, name);
+    writeFileSync(file, text);
+    for (const args of [
+      ['compact', '--transcript', file, '--json'],
+      ['session', 'update', '--transcript', file],
+    ]) {
+      const run = await runCaptured(args, io);
+      expect(run.code).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(/holds no conversation messages \(expected a Claude Code \.jsonl/);
+    }
+  });
+
+  it('a plain JSON array of { role, content } messages (no ids, string content) compacts too', async () => {
+    const { io } = setup();
+    const file = join(io.homedir, 'plain.json');
+    const messages = Array.from({ length: 40 }, (_, i) => ({
+      role: i % 2 ? 'assistant' : 'user',
+      content: `turn ${i}: ${filler(2_000)}`,
+    }));
+    writeFileSync(file, JSON.stringify(messages));
+    const run = await runCaptured(['compact', '--transcript', file, '--json'], io);
+    expect(run.code).toBe(0);
+    const data = JSON.parse(run.stdout);
+    expect(data).toMatchObject({
+      sessionId: 'plain',
+      method: 'truncation',
+      totalMessages: 40,
+      boundary: { id: null, index: -1 },
+      kept: { end: 39, lastId: 'm39' },
+    });
+    expect(data.kept.tokens).toBeLessThanOrEqual(40_000);
+    expect(data.kept.start).toBeGreaterThan(0);
+  });
 });
 
 describe('engram session update', () => {

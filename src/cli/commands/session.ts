@@ -24,6 +24,13 @@ async function loadTranscript(io: CliIo, opts: TranscriptOptions) {
   const path = resolve(io.cwd, opts.transcript);
   const read = await loadTranscriptFile(path);
   for (const w of read.warnings) io.stderr(`engram: warning: ${path}: ${w}\n`);
+  if (read.messages.length === 0) {
+    // Nothing to compact or take notes from: most likely the wrong file, so say what was expected.
+    throw new EngramError(
+      'invalid_input',
+      `${path} holds no conversation messages (expected a Claude Code .jsonl transcript, a JSON array of { role, content } messages, or { "messages": [...] })`,
+    );
+  }
   const sessionId = opts.session ?? read.sessionId ?? basename(path).replace(/\.[^.]+$/, '');
   return { path, read, sessionId };
 }
