@@ -186,6 +186,11 @@ describe('engram extract', () => {
       io,
     );
     expect(missing.code).toBe(3);
+    const garbage = join(root, 'notes.txt');
+    await writeFile(garbage, 'just some notes\nnot a transcript\n');
+    const bad = await runCaptured(['extract', '--transcript', garbage, '--dir', dir], io);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('no messages could be read');
     expect(server.requests).toHaveLength(0);
   });
 

@@ -85,6 +85,13 @@ export function registerExtractCommands(program: Command, io: CliIo): void {
       const { path: memoryDir } = memoryDirFor(io, opts);
       const transcript = await loadTranscriptFile(resolve(env.cwd, opts.transcript));
       for (const w of transcript.warnings) io.stderr(`engram: warning: ${w}\n`);
+      if (transcript.messages.length === 0 && transcript.warnings.length > 0) {
+        // Not an empty session: nothing in the file could be read as a message.
+        throw new EngramError(
+          'invalid_input',
+          `${opts.transcript}: no messages could be read (expected a Claude Code .jsonl transcript or a JSON array of messages)`,
+        );
+      }
       if (
         opts.dir === undefined &&
         opts.memoryDir === undefined &&
