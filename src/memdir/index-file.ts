@@ -212,7 +212,7 @@ export async function updateIndex(
   return withFileLock(join(dir, `.${INDEX_FILE}.lock`), async () => {
     const current = (await readIndexRaw(dir)) ?? '';
     const next = change(current);
-    if (next !== current) await writeFileAtomic(join(dir, INDEX_FILE), next);
+    if (next !== current) await writeFileAtomic(join(dir, INDEX_FILE), next, { mode: 0o600 });
     return next;
   });
 }

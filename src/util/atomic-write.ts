@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export interface AtomicWriteOptions {
-  /** File mode for a newly created file (default 0o644). */
+  /** File mode for a newly created file (default 0o644); a rewritten file keeps its own mode. */
   mode?: number;
 }
 
@@ -25,9 +25,17 @@ export async function writeFileAtomic(
     dir,
     `${TEMP_PREFIX}${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}`,
   );
-  const handle = await open(temp, 'wx', options.mode ?? 0o644);
+  // A rewrite keeps the mode the person gave the file (a private index stays private).
+  const existingMode = await stat(path).then(
+    (info) => info.mode & 0o777,
+    () => undefined,
+  );
+  const mode = existingMode ?? options.mode ?? 0o644;
+  const handle = await open(temp, 'wx', mode);
   try {
     await handle.writeFile(data);
+    // open()'s mode is filtered by the umask; set it exactly.
+    await handle.chmod(mode);
     await handle.sync();
   } catch (error) {
     await handle.close().catch(() => {});
