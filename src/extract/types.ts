@@ -12,6 +12,10 @@ export type ExtractionContext = ConversationPrefix;
 export interface ExtractorOptions {
   /** Absolute memory directory; the fork may write only inside it. */
   memoryDir: string;
+  /**
+   * The model the fork runs on. Prompt caches are per model: pass the main conversation's model
+   * for the shared prefix to be read from cache; another model pays it as fresh input.
+   */
   model: LanguageModel;
   /**
    * Executors for the tools named in the host's tool list. Default: engram's file tools
