@@ -134,6 +134,20 @@ describe('engram extract', () => {
     expect(JSON.parse(run.stdout).status).toBe('nothing_saved');
   });
 
+  it('prints what a save got wrong as a warning on stderr', async () => {
+    server.push(
+      { toolUse: [{ name: 'write', input: { path: join(dir, 'orphan.md'), content: MEMORY } }] },
+      { text: 'Saved.' },
+    );
+    const run = await runCaptured(
+      ['extract', '--transcript', transcript, '--dir', dir],
+      testIo({ env: modelEnv() }),
+    );
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('Saved 1 memory: orphan.md\ncursor: a-2\n');
+    expect(run.stderr).toMatch(/^engram: warning: orphan\.md: no line in MEMORY\.md points to it/);
+  });
+
   it('starts after --since and prints JSON', async () => {
     server.push({ text: 'Nothing qualifies.' });
     const io = testIo({ env: modelEnv() });

@@ -152,7 +152,7 @@ export function registerExtractCommands(program: Command, io: CliIo): void {
         });
       } else {
         io.stdout(describeRun(run));
-        for (const w of run.warnings) io.stdout(`warning: ${w}\n`);
+        for (const w of run.warnings) io.stderr(`engram: warning: ${w}\n`);
         if (run.cursorAfter && run.outcome !== 'failed') io.stdout(`cursor: ${run.cursorAfter}\n`);
       }
       if (run.outcome === 'failed') {
