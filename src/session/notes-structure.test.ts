@@ -47,6 +47,24 @@ describe('template', () => {
     expect(isTemplateOnly(user.replace('migrate the DB', 'port bug'), specs, user)).toBe(false);
   });
 
+  it('a user template written with *asterisk* italics keeps its form: no false repairs', () => {
+    const user =
+      '# 标题\n*用 5-10 个词命名这次会话*\n\n# Current State\n*What is happening now.*\n';
+    const specs = parseTemplate(user);
+    expect(specs.map((s) => s.description)).toEqual([
+      '用 5-10 个词命名这次会话',
+      'What is happening now.',
+    ]);
+    const filled = user.replace('now.*\n', 'now.*\nfixing the port bug\n');
+    expect(restoreNotesStructure(filled, specs)).toEqual({ text: filled, repairs: [] });
+    // A reworded description is still put back, in the template's own form.
+    const reworded = filled.replace('*What is happening now.*', '*Whatever.*');
+    expect(restoreNotesStructure(reworded, specs)).toEqual({
+      text: filled,
+      repairs: ['description of "# Current State" restored'],
+    });
+  });
+
   it('a header inside a code fence is content, not a section', () => {
     const notes = filledNotes().replace('- read src/config.ts', '```sh\n# not a header\n```');
     expect(parseNotes(notes).sections.map((s) => s.title)).toEqual(sections.map((s) => s.title));

@@ -4,7 +4,7 @@
  * that runs after every update (an updater that renames or deletes a header would otherwise break
  * the contract the next update and compaction rely on).
  */
-import type { NotesSectionSpec } from './prompts.js';
+import { descriptionLineOf, type NotesSectionSpec } from './prompts.js';
 
 export interface ParsedSection {
   /** Header text without `# `. */
@@ -47,13 +47,16 @@ function italicText(line: string): string | undefined {
 export function parseTemplate(text: string): NotesSectionSpec[] {
   return parseNotes(text).sections.map((s) => {
     const first = s.lines.find((l) => l.trim() !== '');
-    return { title: s.title, description: (first && italicText(first)) ?? '' };
+    const description = (first && italicText(first)) ?? '';
+    const line = first?.trim();
+    // Only a form other than the default `_…_` is remembered (e.g. `*…*`).
+    return description && line !== `_${description}_`
+      ? { title: s.title, description, descriptionLine: line! }
+      : { title: s.title, description };
   });
 }
 
-function descriptionLine(spec: NotesSectionSpec): string {
-  return spec.description ? `_${spec.description}_` : '';
-}
+const descriptionLine = descriptionLineOf;
 
 /** The content of a section: its lines minus the description slot, trimmed of blank edges. */
 function contentOf(section: ParsedSection, spec: NotesSectionSpec | undefined): string[] {

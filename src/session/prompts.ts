@@ -10,6 +10,17 @@ export interface NotesSectionSpec {
   title: string;
   /** The italic one-line instruction shown under the header (without the surrounding underscores). */
   description: string;
+  /**
+   * The description line exactly as a user template writes it (`*…*` or `_…_`), so the structure
+   * check keeps the user's form instead of "restoring" it. Default: `_description_`.
+   */
+  descriptionLine?: string;
+}
+
+/** The italic line under a section's header, as the notes file must carry it ('' when none). */
+export function descriptionLineOf(spec: NotesSectionSpec): string {
+  if (!spec.description) return '';
+  return spec.descriptionLine ?? `_${spec.description}_`;
 }
 
 /** The ten default sections, in order. Our own wording; each description says what to write. */
@@ -63,7 +74,7 @@ export const DEFAULT_NOTES_SECTIONS: readonly NotesSectionSpec[] = [
 
 /** Render sections as the notes file: `# Title`, `_description_`, a blank line, repeated. */
 export function renderNotesTemplate(sections: readonly NotesSectionSpec[]): string {
-  return `${sections.map((s) => `# ${s.title}\n_${s.description}_\n`).join('\n')}`;
+  return `${sections.map((s) => `# ${s.title}\n${descriptionLineOf(s)}\n`).join('\n')}`;
 }
 
 export interface UpdateInstructionOptions {

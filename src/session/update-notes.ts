@@ -20,7 +20,7 @@ import {
   type SelfReference,
 } from './notes-checks.js';
 import { restoreNotesStructure } from './notes-structure.js';
-import { buildUpdateInstruction } from './prompts.js';
+import { buildUpdateInstruction, descriptionLineOf } from './prompts.js';
 import {
   ensureNotesFile,
   ensureSessionRecord,
@@ -161,7 +161,7 @@ async function runUpdate(
   const restored = restoreNotesStructure(after, sections);
   if (restored.repairs.length > 0)
     await writeFileAtomic(paths.notes, restored.text, { mode: 0o600 });
-  const templateLines = sections.flatMap((s) => [`# ${s.title}`, `_${s.description}_`]);
+  const templateLines = sections.flatMap((s) => [`# ${s.title}`, descriptionLineOf(s)]);
   const selfReferences = findSelfReferences(restored.text, templateLines);
   const outcome = {
     ...base,
