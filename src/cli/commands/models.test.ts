@@ -30,7 +30,7 @@ describe('engram models check', () => {
     expect(run.stdout).toMatch(/reply: OK/);
     expect(run.stdout).toMatch(/usage: 14 input, 2 output, 0 cache read, 0 cache write tokens/);
     expect(server.requests).toHaveLength(1);
-    expect(server.requests[0]!.body).toMatchObject({ model: 'claude-test', max_tokens: 16 });
+    expect(server.requests[0]!.body).toMatchObject({ model: 'claude-test', max_tokens: 256 });
   });
 
   it('prints JSON through an OpenAI-compatible base URL without a key', async () => {

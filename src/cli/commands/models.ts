@@ -1,5 +1,9 @@
 import type { Command } from 'commander';
 import { isModelError, MODEL_CHECK_PROMPT } from '../../llm/index.js';
+
+/** Enough for a reasoning model (gpt-5-mini) to think briefly and still answer. */
+const MODEL_CHECK_MAX_TOKENS = 256;
+
 import { EngramError } from '../../util/errors.js';
 import {
   CliExit,
@@ -41,7 +45,8 @@ export function registerModelsCommands(program: Command, io: CliIo): void {
               content: [{ type: 'text', text: MODEL_CHECK_PROMPT }],
             },
           ],
-          maxTokens: 16,
+          // Room for a reasoning model's hidden thinking before its one-word reply.
+          maxTokens: MODEL_CHECK_MAX_TOKENS,
           timeoutMs,
           signal: deadline.signal,
         });
