@@ -9,7 +9,9 @@ const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.jso
 };
 
 describe('the published package', () => {
-  it('names every subpath (no "./*" wildcard) and each one loads from the build', { timeout: 90_000 }, async () => {
+  it('names every subpath (no "./*" wildcard) and each one loads from the build', {
+    timeout: 90_000,
+  }, async () => {
     const subpaths = Object.keys(pkg.exports).filter((k) => k !== './package.json');
     expect(subpaths.some((k) => k.includes('*'))).toBe(false);
     for (const subpath of subpaths) {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import {
   fromAnthropicContent,
   fromAnthropicStopReason,
@@ -30,7 +30,7 @@ export const DEFAULT_MAX_TOKENS = 4096;
 
 /** A LanguageModel on the official Anthropic SDK (non-streaming Messages API). */
 export function createAnthropicModel(options: AnthropicModelOptions): LanguageModel {
-  const client = new Anthropic({
+  const clientOptions = {
     ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
     ...(options.authToken === undefined || options.apiKey !== undefined
       ? {}
@@ -40,7 +40,11 @@ export function createAnthropicModel(options: AnthropicModelOptions): LanguageMo
     maxRetries: 0,
     timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
+  };
+  // The SDK loads on the first call: hooks and the CLI start up without it when no model runs.
+  let client: Promise<Anthropic> | undefined;
+  const connect = () =>
+    (client ??= import('@anthropic-ai/sdk').then(({ default: Sdk }) => new Sdk(clientOptions)));
   const retry: RetryOptions = { ...options.retry };
   if (options.maxRetries !== undefined) retry.maxRetries = options.maxRetries;
 
@@ -53,11 +57,14 @@ export function createAnthropicModel(options: AnthropicModelOptions): LanguageMo
     };
     const timeoutMs = request.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const response = await callWithRetries(
-      (signal) =>
-        client.messages.create(params as unknown as Anthropic.MessageCreateParamsNonStreaming, {
-          signal,
-          timeout: timeoutMs,
-        }),
+      async (signal) =>
+        (await connect()).messages.create(
+          params as unknown as Anthropic.MessageCreateParamsNonStreaming,
+          {
+            signal,
+            timeout: timeoutMs,
+          },
+        ),
       (error) => classifySdkError(error, 'anthropic'),
       { signal: request.signal, timeoutMs, retry },
     );

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { DEFAULT_MAX_TOKENS } from './anthropic-model.js';
 import {
   fromOpenAIFinishReason,
@@ -31,13 +31,17 @@ export const PLACEHOLDER_API_KEY = 'engram-no-key';
 export function createOpenAIModel(options: OpenAIModelOptions): LanguageModel {
   const apiKey =
     options.apiKey ?? (options.baseURL !== undefined ? PLACEHOLDER_API_KEY : undefined);
-  const client = new OpenAI({
+  const clientOptions = {
     ...(apiKey === undefined ? {} : { apiKey }),
     ...(options.baseURL === undefined ? {} : { baseURL: options.baseURL }),
     maxRetries: 0,
     timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
+  };
+  // The SDK loads on the first call: hooks and the CLI start up without it when no model runs.
+  let client: Promise<OpenAI> | undefined;
+  const connect = () =>
+    (client ??= import('openai').then(({ default: Sdk }) => new Sdk(clientOptions)));
   const officialApi =
     options.baseURL === undefined || /\/\/api\.openai\.com\b/.test(options.baseURL);
   const retry: RetryOptions = { ...options.retry };
@@ -56,8 +60,8 @@ export function createOpenAIModel(options: OpenAIModelOptions): LanguageModel {
     };
     const timeoutMs = request.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const completion = await callWithRetries(
-      (signal) =>
-        client.chat.completions.create(
+      async (signal) =>
+        (await connect()).chat.completions.create(
           params as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming,
           {
             signal,

@@ -1,5 +1,3 @@
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { isRetryableStatus, ModelError, parseRetryAfter } from './model-error.js';
 
 /** Turn whatever the SDK threw into a ModelError with an honest `isRetryable`. */
@@ -40,9 +38,16 @@ const NETWORK_CODES = new Set([
 function isNetworkFault(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   // Both SDKs wrap fetch failures in an APIConnectionError (timeouts in a subclass).
-  if (error instanceof Anthropic.APIConnectionError || error instanceof OpenAI.APIConnectionError)
-    return true;
+  // Matched by class name, so this module does not load either SDK (they load on first call).
+  if (inheritsFrom(error, 'APIConnectionError')) return true;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && NETWORK_CODES.has(code)) return true;
   return error.cause !== undefined && isNetworkFault(error.cause);
+}
+
+function inheritsFrom(error: Error, className: string): boolean {
+  for (let proto = Object.getPrototypeOf(error); proto; proto = Object.getPrototypeOf(proto)) {
+    if (proto.constructor?.name === className) return true;
+  }
+  return false;
 }
