@@ -51,6 +51,40 @@ export interface RecallShape {
   timeSpentMs: number;
 }
 
+/** The shape of a recall that has not done anything yet (every count zero). Pure. */
+export function emptyRecallShape(start: {
+  nowMs: number;
+  sessionBudgetBytes: number;
+  staleAfterDays: number;
+  /** Memory bytes already in the history. */
+  sessionBytes: number;
+}): RecallShape {
+  return {
+    at: new Date(start.nowMs).toISOString(),
+    skipped: null,
+    selector: 'offline',
+    model: null,
+    fallback: false,
+    fallbackUsed: false,
+    fallbackReason: null,
+    total: 0,
+    candidates: 0,
+    prefiltered: false,
+    surfacedExcluded: 0,
+    selected: 0,
+    injected: 0,
+    injectedBytes: 0,
+    sessionCumulativeBytes: start.sessionBytes,
+    sessionBudgetBytes: start.sessionBudgetBytes,
+    budgetExhausted: false,
+    droppedByBudget: 0,
+    staleSelected: 0,
+    staleAfterDays: start.staleAfterDays,
+    durationMs: 0,
+    timeSpentMs: 0,
+  };
+}
+
 export function metricsPathFor(memoryDir: string): string {
   return join(memoryDir, RECALL_METRICS_FILE);
 }

@@ -14,6 +14,7 @@ import { type CandidateSet, loadCandidates } from './candidates.js';
 import {
   appendRecallMetrics,
   DEFAULT_STALE_AFTER_DAYS,
+  emptyRecallShape,
   type RecallShape,
   type RecallSkip,
 } from './metrics.js';
@@ -112,7 +113,12 @@ function beginRun(options: RecallOptions): Run {
   const limits: InjectionLimits = { ...DEFAULT_INJECTION_LIMITS, ...options.limits };
   const staleAfterDays = options.staleAfterDays ?? DEFAULT_STALE_AFTER_DAYS;
   const history = injectionHistory(options.messages ?? []);
-  const shape = emptyShape(nowMs, limits, staleAfterDays, history.sessionBytes);
+  const shape = emptyRecallShape({
+    nowMs,
+    sessionBudgetBytes: limits.maxSessionBytes,
+    staleAfterDays,
+    sessionBytes: history.sessionBytes,
+  });
   return { started, nowMs, limits, staleAfterDays, history, shape, notes: [] };
 }
 
@@ -278,36 +284,4 @@ async function readSelected(
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new EngramError('aborted', 'recall was cancelled');
-}
-
-function emptyShape(
-  nowMs: number,
-  limits: InjectionLimits,
-  staleAfterDays: number,
-  sessionBytes: number,
-): RecallShape {
-  return {
-    at: new Date(nowMs).toISOString(),
-    skipped: null,
-    selector: 'offline',
-    model: null,
-    fallback: false,
-    fallbackUsed: false,
-    fallbackReason: null,
-    total: 0,
-    candidates: 0,
-    prefiltered: false,
-    surfacedExcluded: 0,
-    selected: 0,
-    injected: 0,
-    injectedBytes: 0,
-    sessionCumulativeBytes: sessionBytes,
-    sessionBudgetBytes: limits.maxSessionBytes,
-    budgetExhausted: false,
-    droppedByBudget: 0,
-    staleSelected: 0,
-    staleAfterDays,
-    durationMs: 0,
-    timeSpentMs: 0,
-  };
 }

@@ -1,33 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { RecallShape } from './metrics.js';
+import { emptyRecallShape, type RecallShape } from './metrics.js';
 import { summarizeRecallMetrics } from './stats.js';
 
 function shape(over: Partial<RecallShape>): RecallShape {
-  return {
-    at: '2026-11-29T12:00:00.000Z',
-    skipped: null,
-    selector: 'offline',
-    model: null,
-    fallback: false,
-    fallbackUsed: false,
-    fallbackReason: null,
-    total: 10,
-    candidates: 10,
-    prefiltered: false,
-    surfacedExcluded: 0,
-    selected: 0,
-    injected: 0,
-    injectedBytes: 0,
-    sessionCumulativeBytes: 0,
-    sessionBudgetBytes: 61_440,
-    budgetExhausted: false,
-    droppedByBudget: 0,
-    staleSelected: 0,
-    staleAfterDays: 30,
-    durationMs: 1,
-    timeSpentMs: 1,
-    ...over,
-  };
+  const start = { nowMs: Date.parse('2026-11-29T12:00:00Z'), sessionBytes: 0 };
+  const empty = emptyRecallShape({ ...start, sessionBudgetBytes: 61_440, staleAfterDays: 30 });
+  return { ...empty, total: 10, candidates: 10, durationMs: 1, timeSpentMs: 1, ...over };
 }
 
 describe('summarizeRecallMetrics', () => {
