@@ -6,6 +6,7 @@ import { ClaudeCodeTranscript, filler } from '../../session/__fixtures__/convers
 import { DEFAULT_NOTES_SECTIONS, renderNotesTemplate } from '../../session/prompts.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../testing/index.js';
 import { runCaptured, testIo } from '../test-io.js';
+import { cliWaitTimeout } from './session.js';
 
 let server: ScriptedModelServer;
 beforeAll(async () => {
@@ -126,6 +127,12 @@ describe('engram compact', () => {
     );
     expect(run.stdout).toMatch(/kept: messages #\d+–#\d+ \(\d+ of \d+\), \d+ tokens/);
     expect(run.stdout).toMatch(/why this range:\n {2}- kept the newest/);
+  });
+
+  it('waits at most 15 s for a running update, counted from the launch (never under 10 s)', () => {
+    expect(cliWaitTimeout(400)).toBe(14_300);
+    expect(cliWaitTimeout(0)).toBe(14_700);
+    expect(cliWaitTimeout(3_600_000)).toBe(10_000);
   });
 
   it('a missing transcript exits 3', async () => {

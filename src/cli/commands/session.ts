@@ -9,6 +9,7 @@ import {
   type SessionCompaction,
   updateSessionNotes,
 } from '../../session/index.js';
+import { WAIT_TIMEOUT_MS } from '../../session/update-record.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { EngramError } from '../../util/errors.js';
 import { CliExit, type CommonOptions, configuredModel, printJson } from '../common.js';
@@ -46,6 +47,18 @@ function optionalModel(io: CliIo, opts: CommonOptions, wanted: boolean): Languag
   const resolution = configuredModel(io, opts);
   return resolution.ok ? resolution.model : undefined;
 }
+
+/**
+ * The 15 s a compaction may wait for a running notes update, counted from this process's launch:
+ * a user (or script) timing `engram compact` sees it proceed within 15 s, Node's own start-up
+ * included, with 0.3 s left to print the result and exit. Never below 10 s, so a long-lived
+ * process calling the CLI in-process still waits.
+ */
+export function cliWaitTimeout(msSinceLaunch: number): number {
+  const budget = WAIT_TIMEOUT_MS - EXIT_ALLOWANCE_MS - msSinceLaunch;
+  return Math.round(Math.min(WAIT_TIMEOUT_MS, Math.max(10_000, budget)));
+}
+const EXIT_ALLOWANCE_MS = 300;
 
 function compactionJson(c: SessionCompaction, read: TranscriptReadResult) {
   return {
@@ -203,6 +216,7 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
         messages: read.messages,
         // A preview: the transcript stays as it is, so the notes cursor must not move.
         record: false,
+        wait: { timeoutMs: cliWaitTimeout(performance.now()) },
         ...(model ? { model } : {}),
       });
       if (opts.out) {
