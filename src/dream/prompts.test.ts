@@ -78,6 +78,20 @@ describe('dream prompt', () => {
     );
   });
 
+  it('names at most the newest 100 sessions and says how many more there are', () => {
+    const many = Array.from({ length: 1_234 }, (_, i) => ({
+      id: `s-${i}`,
+      path: `/t/s-${i}.jsonl`,
+      mtimeMs: Date.UTC(2026, 0, 1) - i * 60_000,
+    }));
+    const text = buildDreamPrompt({ ...options, sessions: many });
+    expect(text).toContain('1234 sessions since the last consolidation, newest 100 listed:');
+    expect(text).toContain('- s-99 — /t/s-99.jsonl');
+    expect(text).not.toContain('s-100 ');
+    expect(text).toContain('(1134 older sessions are not listed;');
+    expect(text.length).toBeLessThan(20_000);
+  });
+
   it('includes the manifest when given, so revoked memories are visible as revoked', () => {
     const withManifest = buildDreamPrompt({
       ...options,

@@ -68,13 +68,24 @@ const PRUNE = `${DREAM_PROMPT_HEADINGS.prune}
 - Every active memory file has exactly one line; remove lines that point at missing or revoked files.
 - Where two files disagree, correct the wrong one rather than leaving both.`;
 
+/**
+ * Sessions named one by one in the prompt. A first pass over a long-used project can see thousands
+ * of transcripts; listing them all would cost tens of thousands of tokens before any work.
+ */
+export const MAX_LISTED_SESSIONS = 100;
+
 function sessionsSection(sessions: readonly SessionRef[]): string {
-  const lines = sessions.map(
-    (s) => `- ${s.id} — ${s.path} (last active ${new Date(s.mtimeMs).toISOString()})`,
-  );
+  const lines = sessions
+    .slice(0, MAX_LISTED_SESSIONS)
+    .map((s) => `- ${s.id} — ${s.path} (last active ${new Date(s.mtimeMs).toISOString()})`);
+  const more = sessions.length - lines.length;
+  const rest =
+    more > 0
+      ? `\n(${more} older session${more === 1 ? ' is' : 's are'} not listed; they sit beside these, so use find or grep there if the newest ones point at something older.)`
+      : '';
   return `${DREAM_PROMPT_HEADINGS.sessions}
-${sessions.length} session${sessions.length === 1 ? '' : 's'} since the last consolidation:
-${lines.length > 0 ? lines.join('\n') : '- (none listed; work from the memory directory alone)'}`;
+${sessions.length} session${sessions.length === 1 ? '' : 's'} since the last consolidation${more > 0 ? `, newest ${lines.length} listed` : ''}:
+${lines.length > 0 ? lines.join('\n') : '- (none listed; work from the memory directory alone)'}${rest}`;
 }
 
 const FINISH = `${DREAM_PROMPT_HEADINGS.finish}
