@@ -15,6 +15,16 @@ export interface InjectionHistory {
   injections: number;
 }
 
+/**
+ * A message's blocks. Hosts written in plain JavaScript often pass provider-style messages whose
+ * content is a bare string; reading it as one text block keeps their history from going unseen.
+ */
+export function contentBlocks(message: Message): readonly ContentBlock[] {
+  const content: unknown = message.content;
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return Array.isArray(content) ? (content as ContentBlock[]) : [];
+}
+
 function textsOf(block: ContentBlock): string[] {
   if (block.type === 'text') return [block.text];
   if (block.type === 'tool_result') {
@@ -41,7 +51,7 @@ export function injectionHistory(messages: readonly Message[]): InjectionHistory
     injections: 0,
   };
   for (const message of messages) {
-    for (const block of message.content) {
+    for (const block of contentBlocks(message)) {
       for (const text of textsOf(block)) addAll(history, parseInjections(text));
     }
   }

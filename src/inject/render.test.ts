@@ -139,6 +139,14 @@ describe('injectionHistory', () => {
     expect([...h.surfacedFiles]).toEqual(['t.md']);
   });
 
+  it('reads messages whose content is a bare string, as provider SDKs allow', () => {
+    const text = renderInjection({ memories: [mem('s.md')] });
+    const plain = { id: 'u', role: 'user', content: `fix it\n${text}` } as unknown as Message;
+    const h = injectionHistory([plain]);
+    expect([...h.surfacedFiles]).toEqual(['s.md']);
+    expect(h.sessionBytes).toBe(memorySectionBytes(mem('s.md')));
+  });
+
   it('skips non-text blocks a host puts in tool results (images) instead of failing', () => {
     const text = renderInjection({ memories: [mem('t.md')] });
     const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: '' } };

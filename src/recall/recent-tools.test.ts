@@ -61,6 +61,14 @@ describe('successfulToolsSinceLastTurn', () => {
     expect(successfulToolsSinceLastTurn(withReminder)).toEqual(['Bash', 'Grep', 'Read']);
   });
 
+  it('counts a bare-string user message as a turn, as provider SDKs allow', () => {
+    const plain = { id: 'u9', role: 'user', content: 'next task' } as unknown as Message;
+    expect(successfulToolsSinceLastTurn([...history, plain])).toEqual(['Bash', 'Read']);
+    const second = { id: 'u1', role: 'user', content: 'second task' } as unknown as Message;
+    const mixed = [...history.slice(0, 3), second, ...history.slice(4)];
+    expect(successfulToolsSinceLastTurn(mixed)).toEqual(['Bash', 'Read']); // not Edit, turn 1's
+  });
+
   it('is empty without history', () => {
     expect(successfulToolsSinceLastTurn([])).toEqual([]);
   });

@@ -1,9 +1,10 @@
+import { contentBlocks } from '../inject/history.js';
 import type { Message } from '../llm/types.js';
 
 /** A user message the person wrote (not only tool results or injected reminders). */
 function isRealUserTurn(message: Message): boolean {
   if (message.role !== 'user') return false;
-  return message.content.some(
+  return contentBlocks(message).some(
     (b) => b.type === 'text' && b.text.trim() !== '' && !b.text.startsWith('<system-reminder>'),
   );
 }
@@ -26,7 +27,7 @@ export function successfulToolsSinceLastTurn(messages: readonly Message[]): stri
   const ok = new Set<string>();
   const failed = new Set<string>();
   for (let i = from + 1; i < to; i++) {
-    for (const block of messages[i]!.content) {
+    for (const block of contentBlocks(messages[i]!)) {
       if (block.type === 'tool_use') names.set(block.id, block.name);
       if (block.type === 'tool_result') {
         const name = names.get(block.tool_use_id);
