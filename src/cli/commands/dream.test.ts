@@ -231,6 +231,20 @@ describe('engram dream', () => {
     });
   });
 
+  it('a --transcripts folder that does not exist exits 3 instead of counting 0 sessions', async () => {
+    const { io, memoryDir, root } = setup(0);
+    writeFileSync(join(root, 'a-file'), '');
+    for (const bad of ['no-such-dir', 'a-file']) {
+      const r = await runCaptured(
+        ['dream', '--dry-run', '--dir', memoryDir, '--transcripts', bad],
+        io,
+      );
+      expect(r.code).toBe(3);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(new RegExp(`--transcripts ${bad}: (no such folder|not a folder)`));
+    }
+  });
+
   it('rejects a bad --max-turns', async () => {
     const { io, args } = setup(0);
     const r = await runCaptured(['dream', '--max-turns', 'zero', ...args], io);

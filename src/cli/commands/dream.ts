@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
@@ -70,6 +71,25 @@ async function defaultSessionLister(io: CliIo, cwd: string, root: string): Promi
   );
 }
 
+/**
+ * Folders named with --transcripts must exist: a typo would otherwise read as "0 sessions" and
+ * the pass would silently never be due. (A default folder may be missing: no sessions there yet.)
+ */
+async function transcriptFolders(cwd: string, dirs: readonly string[]): Promise<string[]> {
+  return Promise.all(
+    dirs.map(async (d) => {
+      const dir = resolve(cwd, d);
+      const info = await stat(dir).catch(() => undefined);
+      if (!info?.isDirectory())
+        throw new EngramError(
+          'not_found',
+          `--transcripts ${d}: ${info ? 'not a folder' : 'no such folder'} (${dir})`,
+        );
+      return dir;
+    }),
+  );
+}
+
 function parseMaxTurns(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
@@ -99,7 +119,9 @@ export function registerDreamCommands(program: Command, io: CliIo): void {
       const model = configuredModel(io, opts);
       const sessions = opts.transcripts?.length
         ? combineSessionListers(
-            ...opts.transcripts.map((d) => transcriptDirectoryLister(resolve(env.cwd, d))),
+            ...(await transcriptFolders(env.cwd, opts.transcripts)).map((d) =>
+              transcriptDirectoryLister(d),
+            ),
           )
         : await defaultSessionLister(io, env.cwd, resolution.projectRoot);
       const maxTurns = parseMaxTurns(opts.maxTurns);
