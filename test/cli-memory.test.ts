@@ -177,6 +177,10 @@ describe('engram CLI commands', () => {
     );
     expect(warn.code).toBe(0);
     expect(warn.stderr).toMatch(/Why/);
+    writeFileSync(join(dir, 'plain.txt'), 'x');
+    const notDir = await runCaptured(['list', '--dir', join(dir, 'plain.txt')], io);
+    expect(notDir.code).toBe(2);
+    expect(notDir.stderr).toMatch(/is a file, not a memory directory/);
     const missing = await runCaptured(['show', 'nope.md', '--dir', dir], io);
     expect(missing.code).toBe(3);
     expect((await runCaptured(['bogus'], io)).code).toBe(2);

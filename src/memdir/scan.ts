@@ -2,7 +2,7 @@ import type { Dirent } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TEMP_PREFIX } from '../util/atomic-write.js';
-import { errnoCode } from '../util/errors.js';
+import { EngramError, errnoCode } from '../util/errors.js';
 import { FRONTMATTER_MAX_LINES, INDEX_FILE, MAX_SCANNED_FILES } from './constants.js';
 import { headerFromHead, headerFromText } from './header.js';
 import type { MemoryHeader, ScanResult } from './types.js';
@@ -75,8 +75,12 @@ async function walk(root: string, rel: string, out: string[]): Promise<void> {
   try {
     entries = await readdir(join(root, rel), { withFileTypes: true });
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT' && rel === '') return;
-    if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'EACCES') return;
+    const code = errnoCode(error);
+    if (rel === '' && code === 'ENOTDIR') {
+      throw new EngramError('invalid_path', `${root} is a file, not a memory directory`);
+    }
+    // A missing directory is an empty one; a vanished or unreadable subfolder is skipped.
+    if (code === 'ENOENT' || (rel !== '' && (code === 'EACCES' || code === 'ENOTDIR'))) return;
     throw error;
   }
   for (const entry of entries) {
