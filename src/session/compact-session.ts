@@ -26,7 +26,7 @@ import {
   sessionPaths,
   writeCursor,
 } from './session-store.js';
-import { indexOfMessage } from './thresholds.js';
+import { boundaryIndexOf } from './thresholds.js';
 import { type WaitForNotesOptions, type WaitResult, waitForNotes } from './update-record.js';
 
 export interface CompactSessionOptions {
@@ -67,16 +67,22 @@ export async function compactSession(options: CompactSessionOptions): Promise<Se
     loadNotesTemplate(options.environment),
   ]);
   const warnings = template.warning ? [template.warning] : [];
-  const boundaryIndex = indexOfMessage(options.messages, cursor.lastMessageId);
+  const boundaryIndex = boundaryIndexOf(options.messages, cursor);
+  const boundaryId =
+    boundaryIndex >= 0 ? options.messages[boundaryIndex]!.id : cursor.lastMessageId;
   if (cursor.lastMessageId !== undefined && boundaryIndex < 0) {
     warnings.push(
       `the notes cover message ${cursor.lastMessageId}, which is not in this history; counting from the end`,
+    );
+  } else if (boundaryId !== cursor.lastMessageId) {
+    warnings.push(
+      `the notes cover message ${cursor.lastMessageId}, which is not in this history; the boundary is the nearest earlier message they cover, ${boundaryId}`,
     );
   }
   const extra = {
     sessionId: paths.sessionId,
     notesPath: paths.notes,
-    boundary: { id: cursor.lastMessageId, index: boundaryIndex },
+    boundary: { id: boundaryId, index: boundaryIndex },
     wait,
     warnings,
   };

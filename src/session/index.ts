@@ -64,6 +64,7 @@ export {
   sessionPaths,
 } from './session-store.js';
 export {
+  boundaryIndexOf,
   DEFAULT_NOTES_THRESHOLDS,
   decideNotesUpdate,
   type NotesCursor,

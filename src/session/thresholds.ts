@@ -28,7 +28,16 @@ export interface NotesCursor {
   tokensAtLastUpdate?: number;
   /** Id of the last message the notes cover. */
   lastMessageId?: string;
+  /**
+   * Ids of the few messages before it, newest first. A transcript read again later can give its
+   * newest message another id (a reply still streaming gained lines; a missing tool result was
+   * stood in for and has since arrived), so the boundary falls back to the nearest one still there.
+   */
+  previousMessageIds?: string[];
 }
+
+/** How many earlier ids the cursor keeps for that fallback. */
+export const CURSOR_FALLBACK_IDS = 5;
 
 export interface NotesUpdateInput {
   messages: readonly Message[];
@@ -54,6 +63,30 @@ export function indexOfMessage(messages: readonly Message[], id: string | undefi
   if (id === undefined) return -1;
   for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.id === id) return i;
   return -1;
+}
+
+/**
+ * Index of the last message the notes cover: `lastMessageId`, else the nearest earlier covered
+ * message still in the history (covering less is safe: more is kept and counted), else -1.
+ */
+export function boundaryIndexOf(messages: readonly Message[], cursor: NotesCursor): number {
+  const at = indexOfMessage(messages, cursor.lastMessageId);
+  if (at >= 0 || cursor.lastMessageId === undefined) return at;
+  for (const id of cursor.previousMessageIds ?? []) {
+    const i = indexOfMessage(messages, id);
+    if (i >= 0) return i;
+  }
+  return -1;
+}
+
+/** The cursor fields naming what an update covered: the last message and a few before it. */
+export function coveredIds(
+  messages: readonly Message[],
+): Pick<NotesCursor, 'lastMessageId' | 'previousMessageIds'> {
+  const last = messages.at(-1);
+  if (!last) return {};
+  const before = messages.slice(-1 - CURSOR_FALLBACK_IDS, -1).map((m) => m.id);
+  return { lastMessageId: last.id, previousMessageIds: before.reverse() };
 }
 
 export function countToolCalls(messages: readonly Message[]): number {
@@ -84,7 +117,7 @@ export function lastTurnHadToolCalls(messages: readonly Message[]): boolean {
 export function decideNotesUpdate(input: NotesUpdateInput): NotesUpdateDecision {
   const t = input.thresholds ?? DEFAULT_NOTES_THRESHOLDS;
   const contextTokens = estimateMessagesTokens(input.messages, input.anchor);
-  const since = indexOfMessage(input.messages, input.cursor.lastMessageId);
+  const since = boundaryIndexOf(input.messages, input.cursor);
   const facts: NotesUpdateFacts = {
     contextTokens,
     growthTokens: contextTokens - (input.cursor.tokensAtLastUpdate ?? 0),

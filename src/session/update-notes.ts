@@ -31,7 +31,12 @@ import {
   sessionPaths,
   writeCursor,
 } from './session-store.js';
-import { decideNotesUpdate, type NotesThresholds, type NotesUpdateDecision } from './thresholds.js';
+import {
+  coveredIds,
+  decideNotesUpdate,
+  type NotesThresholds,
+  type NotesUpdateDecision,
+} from './thresholds.js';
 import { tryStartUpdate } from './update-record.js';
 
 export interface UpdateSessionNotesOptions {
@@ -180,10 +185,9 @@ async function runUpdate(
       reason: result.error?.message ?? `updater ${result.status}`,
     };
   }
-  const last = options.prefix.messages.at(-1);
   const next: StoredCursor = {
     tokensAtLastUpdate: decision.contextTokens,
-    lastMessageId: last?.id,
+    ...coveredIds(options.prefix.messages),
     updatedAt: new Date((options.now ?? Date.now)()).toISOString(),
     updates: (cursor.updates ?? 0) + 1,
   };

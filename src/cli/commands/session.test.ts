@@ -182,6 +182,55 @@ describe('engram compact', () => {
   });
 });
 
+describe('engram session update, then engram compact on the grown transcript', () => {
+  it('notes taken while a tool call awaited its result: the cut moves before that call', async () => {
+    const { io, t, file, dir, messages } = setup();
+    io.env.ANTHROPIC_BASE_URL = server.anthropicBaseURL;
+    io.env.ANTHROPIC_API_KEY = 'test-key';
+    // The transcript as it stood when round 5's Read was called and its result not yet written.
+    const callLine = t.lines.findIndex((l) => JSON.stringify(l).includes('"toolu_cli_5"'));
+    const early = join(io.homedir, 'early.jsonl');
+    writeFileSync(
+      early,
+      `${t.lines
+        .slice(0, callLine + 1)
+        .map((l) => JSON.stringify(l))
+        .join('\n')}\n`,
+    );
+    const notesPath = join(dir, 'notes.md');
+    server.push(
+      {
+        toolUse: [
+          {
+            name: 'edit',
+            input: {
+              path: notesPath,
+              old_string: `${CURRENT_DESC}\n`,
+              new_string: `${CURRENT_DESC}\nReading module 5.\n`,
+            },
+          },
+        ],
+      },
+      { text: 'ok' },
+    );
+    const update = await runCaptured(['session', 'update', '--transcript', early, '--force'], io);
+    expect(update.code).toBe(0);
+    const run = await runCaptured(['compact', '--transcript', file, '--json', '--no-model'], io);
+    expect(run.code).toBe(0);
+    const data = JSON.parse(run.stdout);
+    const call = messages.findIndex((m) => JSON.stringify(m.content).includes('"toolu_cli_5"'));
+    expect(messages[call]!.role).toBe('assistant');
+    expect(data.method).toBe('notes');
+    expect(data.boundary).toEqual({ id: messages[call]!.id, index: call });
+    expect(data.kept.start).toBeLessThanOrEqual(call);
+    expect(data.kept.reasons.join('\n')).toMatch(/cut moved from #\d+ to #\d+/);
+    expect(data.warnings).toEqual([
+      expect.stringMatching(/the boundary is the nearest earlier message they cover/),
+    ]);
+    expect(run.stderr).toMatch(/the boundary is the nearest earlier message they cover/);
+  });
+});
+
 describe('engram session update', () => {
   it('without a model: exits 1 and says how to configure one', async () => {
     const { io, file } = setup();

@@ -98,7 +98,6 @@ function printCompaction(io: CliIo, c: SessionCompaction, total: number): void {
         ? ''
         : `waited for the notes update: ${c.wait.outcome} after ${c.wait.waitedMs} ms\n`),
   );
-  for (const w of c.warnings) io.stderr(`engram: warning: ${w}\n`);
 }
 
 export function registerSessionCommands(program: Command, io: CliIo): void {
@@ -225,6 +224,7 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
           `${JSON.stringify(result.messages, null, 2)}\n`,
         );
       }
+      for (const w of result.warnings) io.stderr(`engram: warning: ${w}\n`);
       if (opts.json) printJson(io, compactionJson(result, read));
       else printCompaction(io, result, read.messages.length);
     });
