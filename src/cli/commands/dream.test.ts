@@ -206,6 +206,21 @@ describe('engram dream', () => {
     expect(statSync(consolidationLockPath(memoryDir), { bigint: true }).mtimeNs).toBe(prior);
   });
 
+  it('a run cut off by --max-turns did not finish: exit 1, lock rolled back, says how to raise it', async () => {
+    const { memoryDir, io, args } = setup(6);
+    setLock(memoryDir, '', 30 * HOUR);
+    const prior = statSync(consolidationLockPath(memoryDir), { bigint: true }).mtimeNs;
+    server.push(
+      { toolUse: [{ name: 'list', input: {} }] },
+      { toolUse: [{ name: 'list', input: {} }] },
+    );
+    const r = await runCaptured(['dream', '--max-turns', '2', ...args], io);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/stopped at the turn limit before finishing .*lock was rolled back/);
+    expect(r.stdout).toMatch(/--max-turns/);
+    expect(statSync(consolidationLockPath(memoryDir), { bigint: true }).mtimeNs).toBe(prior);
+  });
+
   it('--force never skips the lock: a live holder means exit 1', async () => {
     const { memoryDir, io, args } = setup(6);
     setLock(memoryDir, String(process.pid), 60_000);
