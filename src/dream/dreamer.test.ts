@@ -9,6 +9,7 @@ import {
   startScriptedModelServer,
 } from '../testing/index.js';
 import { createDreamer, type DreamerOptions } from './dreamer.js';
+import { fileScanThrottle } from './file-scan-throttle.js';
 import type { SessionRef } from './gates.js';
 import { consolidationLockPath } from './lock.js';
 import { type SessionLister, transcriptDirectoryLister } from './sessions.js';
@@ -103,6 +104,22 @@ describe('maybeDream gates, in cost order', () => {
     await other.maybeDream();
     expect(lister.calls).toBe(3);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('a file-backed throttle holds across dreamers, as across hook processes', async () => {
+    const { root, memoryDir, lister } = setup(3);
+    const throttleFile = join(root, 'state', 'dream-scan');
+    let now = Date.now();
+    const perTurn = () =>
+      dreamer(memoryDir, lister, { now: () => now, scanThrottle: fileScanThrottle(throttleFile) });
+    expect(await perTurn().maybeDream()).toMatchObject({ kind: 'stopped', gate: 'sessions' });
+    expect(lister.calls).toBe(1);
+    now += 9 * MIN;
+    expect(await perTurn().maybeDream()).toMatchObject({ kind: 'stopped', gate: 'throttle' });
+    expect(lister.calls).toBe(1);
+    now += 1 * MIN;
+    expect(await perTurn().maybeDream()).toMatchObject({ kind: 'stopped', gate: 'sessions' });
+    expect(lister.calls).toBe(2);
   });
 
   it('the current session is not counted', async () => {

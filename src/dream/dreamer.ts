@@ -38,6 +38,28 @@ export interface DreamerOptions {
   now?: () => number;
   pid?: number;
   isProcessAlive?: (pid: number) => boolean;
+  /**
+   * Where the scan throttle remembers its last scan. Default: this dreamer's memory, right for a
+   * host that keeps one dreamer. Hosts that start a process per turn (hooks) pass a file-backed
+   * store, or every turn past the time gate would scan and, after a rollback, retry the run.
+   */
+  scanThrottle?: ScanThrottleStore;
+}
+
+export interface ScanThrottleStore {
+  lastScanAtMs(): number | undefined;
+  recordScan(atMs: number): void;
+}
+
+/** The default store: the last scan time held by one dreamer instance. */
+export function memoryScanThrottle(): ScanThrottleStore {
+  let last: number | undefined;
+  return {
+    lastScanAtMs: () => last,
+    recordScan: (atMs) => {
+      last = atMs;
+    },
+  };
 }
 
 export interface DreamContext {
@@ -93,7 +115,7 @@ export function createDreamer(options: DreamerOptions): Dreamer {
   const config: DreamConfig = { ...DEFAULT_DREAM_CONFIG, ...options.config };
   const now = options.now ?? Date.now;
   const alive = options.isProcessAlive ?? isProcessAlive;
-  let lastScanAtMs: number | undefined;
+  const scans = options.scanThrottle ?? memoryScanThrottle();
 
   const settingsGate = () =>
     checkEnabledGate({
@@ -123,7 +145,11 @@ export function createDreamer(options: DreamerOptions): Dreamer {
   const throttleGate = (force: boolean | undefined) =>
     force
       ? forced('throttle')
-      : checkScanThrottle({ lastScanAtMs, nowMs: now(), scanIntervalMs: config.scanIntervalMs });
+      : checkScanThrottle({
+          lastScanAtMs: scans.lastScanAtMs(),
+          nowMs: now(),
+          scanIntervalMs: config.scanIntervalMs,
+        });
   const sessionGate = (force: boolean | undefined, sessions: SessionRef[]) =>
     force
       ? forced('sessions', `${sessions.length} sessions (gate skipped by --force)`)
@@ -146,7 +172,7 @@ export function createDreamer(options: DreamerOptions): Dreamer {
     if (time) return { stop: time };
     const throttle = record(throttleGate(ctx.force));
     if (throttle) return { stop: throttle };
-    lastScanAtMs = now();
+    scans.recordScan(now());
     const listed = await options.sessions.listSessionsTouchedSince(lastAt);
     const sessions = sessionsToReview(listed, ctx.currentSessionId);
     const stop = record(sessionGate(ctx.force, sessions));

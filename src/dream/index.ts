@@ -1,4 +1,5 @@
 export * from './dreamer.js';
+export * from './file-scan-throttle.js';
 export * from './gates.js';
 export * from './invariants.js';
 export * from './lock.js';

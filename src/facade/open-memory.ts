@@ -15,6 +15,7 @@ import {
   type EngramEnvironment,
   loadIndex,
   memoryGuidance,
+  projectRoot,
   resolveMemoryDir,
 } from '../memdir/index.js';
 import { type RecallHandle, type RecallResult, startRecall } from '../recall/index.js';
@@ -139,7 +140,11 @@ export async function openMemory(options: OpenMemoryOptions): Promise<Memory> {
     ? createDreamer({
         memoryDir,
         model: model!,
-        sessions: options.sessions ?? sessionFolderLister(sessionMemoryRoot(environment)),
+        sessions:
+          options.sessions ??
+          sessionFolderLister(sessionMemoryRoot(environment), {
+            projectRoot: projectRoot(environment),
+          }),
         now: () => now().getTime(),
       })
     : undefined;

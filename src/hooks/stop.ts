@@ -5,11 +5,17 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { createDreamer, type DreamOutcome, transcriptDirectoryLister } from '../dream/index.js';
+import {
+  createDreamer,
+  type DreamOutcome,
+  fileScanThrottle,
+  transcriptDirectoryLister,
+} from '../dream/index.js';
 import { createExtractor, type ExtractionRun } from '../extract/index.js';
 import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import { estimateMessagesTokens } from '../llm/tokens.js';
 import type { Message } from '../llm/types.js';
+import { sanitizeProjectPath } from '../memdir/git-root.js';
 import { engramHome } from '../memdir/settings.js';
 import { checkSessionId } from '../session/session-store.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -122,6 +128,10 @@ export async function runStopConsolidation(
     memoryDir: ctx.memoryDir,
     model: ctx.model,
     sessions: transcriptDirectoryLister(dirname(input.transcriptPath)),
+    // Each Stop hook is a new process: the throttle lives on disk, one file per memory directory.
+    scanThrottle: fileScanThrottle(
+      join(engramHome(ctx.environment), 'hooks', 'dream-scan', sanitizeProjectPath(ctx.memoryDir)),
+    ),
     ...(options.dreamEnabled === false ? { dreamEnabled: false } : {}),
     ...(ctx.now ? { now: () => ctx.now!().getTime() } : {}),
   });
