@@ -276,6 +276,40 @@ describe('loadTranscriptFile', () => {
     expect((await loadTranscriptFile(objectPath)).messages).toEqual(expected);
   });
 
+  it('reads a chat-completions log: system skipped, tool calls paired with tool results', async () => {
+    const path = join(dir, 'chat.json');
+    await writeFile(
+      path,
+      JSON.stringify([
+        { role: 'system', content: 'You are helpful.' },
+        { role: 'user', content: [{ type: 'text', text: 'list the files' }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'ls', arguments: '{"path":"."}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'c1', content: 'a.txt' },
+        { role: 'assistant', content: 'There is a.txt.' },
+      ]),
+    );
+    expect((await loadTranscriptFile(path)).messages).toEqual([
+      { id: 'm0', role: 'user', content: [{ type: 'text', text: 'list the files' }] },
+      {
+        id: 'm1',
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 'c1', name: 'ls', input: { path: '.' } }],
+      },
+      {
+        id: 'm2',
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'a.txt' }],
+      },
+      { id: 'm3', role: 'assistant', content: [{ type: 'text', text: 'There is a.txt.' }] },
+    ]);
+  });
+
   it('refuses a neutral message without a role and reports a missing file', async () => {
     const bad = join(dir, 'bad.json');
     await writeFile(bad, JSON.stringify([{ content: 'no role' }]));

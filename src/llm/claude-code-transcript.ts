@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { EngramError, errnoCode } from '../util/errors.js';
 import { convertContent, isObject, str } from './claude-code-blocks.js';
+import { fromOpenAIMessages, type OpenAIMessage } from './openai-convert.js';
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from './types.js';
 
 /**
@@ -232,6 +233,7 @@ export function parseClaudeCodeTranscript(
 function neutralMessages(value: unknown, path: string): Message[] | undefined {
   const list = Array.isArray(value) ? value : isObject(value) ? value.messages : undefined;
   if (!Array.isArray(list)) return undefined;
+  if (list.some(isOpenAIShaped)) return openAIMessages(list, path);
   return list.map((raw, index) => {
     if (!isObject(raw) || (raw.role !== 'user' && raw.role !== 'assistant')) {
       throw new EngramError(
@@ -241,6 +243,33 @@ function neutralMessages(value: unknown, path: string): Message[] | undefined {
     }
     return { id: str(raw.id) ?? `m${index}`, role: raw.role, content: convertContent(raw.content) };
   });
+}
+
+/** A chat-completions log (system and tool roles, tool_calls) rather than neutral messages. */
+function isOpenAIShaped(raw: unknown): boolean {
+  return (
+    isObject(raw) && (raw.role === 'system' || raw.role === 'tool' || Array.isArray(raw.tool_calls))
+  );
+}
+
+/** OpenAI-style logs go through the provider converter; system messages are not conversation. */
+function openAIMessages(list: unknown[], path: string): Message[] {
+  const chat = list.map((raw, index) => {
+    const roles = ['system', 'user', 'assistant', 'tool'];
+    if (!isObject(raw) || typeof raw.role !== 'string' || !roles.includes(raw.role)) {
+      throw new EngramError('invalid_input', `${path}: message ${index} has no chat role`);
+    }
+    const content = Array.isArray(raw.content)
+      ? raw.content
+          .map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : ''))
+          .join('')
+      : typeof raw.content === 'string'
+        ? raw.content
+        : '';
+    return { ...raw, content } as unknown as OpenAIMessage;
+  });
+  let n = 0;
+  return fromOpenAIMessages(chat, () => `m${n++}`).messages;
 }
 
 /**
