@@ -55,6 +55,22 @@ describe('engram CLI on a Claude Code memory directory', () => {
     });
   });
 
+  it('takes --dir and --json before the command too (engram --dir <path> …)', async () => {
+    const dir = fixtureCopy();
+    const io = testIo();
+    const list = await runCaptured(['--dir', dir, 'list'], io);
+    expect(list.code).toBe(0);
+    expect(list.stdout.trim().split('\n')).toHaveLength(4);
+    const audit = await runCaptured(['--json', '--dir', dir, 'audit'], io);
+    expect(JSON.parse(audit.stdout)).toMatchObject({ ok: true, memories: 4 });
+    // The command's own value wins over the one before it.
+    const own = await runCaptured(
+      ['--dir', '/nonexistent/memory', 'list', '--dir', dir, '--json'],
+      io,
+    );
+    expect(JSON.parse(own.stdout).total).toBe(4);
+  });
+
   it('audit exits 1 and names an orphan and a dangling pointer; index --rebuild repairs both', async () => {
     const dir = fixtureCopy();
     const io = testIo();

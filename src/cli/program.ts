@@ -11,7 +11,7 @@ import { registerMemoryCommands } from './commands/memory.js';
 import { registerModelsCommands } from './commands/models.js';
 import { registerRecallCommands } from './commands/recall.js';
 import { registerSessionCommands } from './commands/session.js';
-import { CliExit } from './common.js';
+import { CliExit, withCommonOptions } from './common.js';
 import type { CliIo } from './io.js';
 
 /** Exit statuses: 0 ok, 1 a check found problems or the command failed, 2 bad input, 3 not found. */
@@ -33,6 +33,17 @@ export function buildProgram(io: CliIo): Command {
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  // The common options also work before the command (`engram --dir X list`): they are handed to
+  // the command that runs, unless it was given its own.
+  withCommonOptions(program).hook('preAction', (root, action) => {
+    if (action === root) return;
+    for (const [key, value] of Object.entries(root.opts())) {
+      const declared = action.options.some((o) => o.attributeName() === key);
+      if (declared && value !== undefined && action.getOptionValue(key) === undefined) {
+        action.setOptionValue(key, value);
+      }
+    }
+  });
   // Each layer registers its own commands here, one line each.
   registerMemoryCommands(program, io);
   registerDemoCommands(program, io);
