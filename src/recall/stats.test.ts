@@ -42,10 +42,10 @@ describe('summarizeRecallMetrics', () => {
     expect(mixed.alarms).toEqual([]);
   });
 
-  it('needs five recalls before a constant count is an alarm', () => {
+  it('needs three recalls before a constant count is an alarm', () => {
     const runs = (n: number) => Array.from({ length: n }, () => shape({ selected: 0 }));
-    expect(summarizeRecallMetrics(runs(4)).alarms).toEqual([]);
-    expect(summarizeRecallMetrics(runs(5)).alarms.join('\n')).toMatch(/nothing in all 5 runs/);
+    expect(summarizeRecallMetrics(runs(2)).alarms).toEqual([]);
+    expect(summarizeRecallMetrics(runs(3)).alarms.join('\n')).toMatch(/nothing in all 3 runs/);
   });
 
   it('has no ratio and no alarms for an empty log', () => {

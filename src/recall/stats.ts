@@ -3,9 +3,10 @@ import { MAX_RECALLED } from './offline-ranker.js';
 
 /**
  * Below this many recalls that ran, a constant selection count is not yet an alarm: one or two
- * turns say nothing, while five in a row that all got nothing (or all five) already deserve a look.
+ * turns say nothing, while three in a row that all got nothing (or all five) already deserve a
+ * look — a new user checking `engram stats` after a short first session should hear about it.
  */
-export const STATS_MIN_RUNS_FOR_ALARMS = 5;
+export const STATS_MIN_RUNS_FOR_ALARMS = 3;
 
 export interface RecallStats {
   /** Every logged recall. */
