@@ -18,7 +18,13 @@ export interface ScriptStep {
   delayMs?: number;
   /** Anthropic stop_reason (OpenAI finish_reason is mapped from it). */
   stopReason?: string;
-  usage?: Partial<{ input_tokens: number; output_tokens: number }>;
+  /** Anthropic usage fields; OpenAI replies report the cache read as `cached_tokens`. */
+  usage?: Partial<{
+    input_tokens: number;
+    output_tokens: number;
+    cache_read_input_tokens: number;
+    cache_creation_input_tokens: number;
+  }>;
 }
 
 export interface RecordedRequest {
@@ -114,8 +120,8 @@ function anthropicReply(step: ScriptStep, body: { model?: string }) {
     usage: {
       input_tokens: step.usage?.input_tokens ?? 10,
       output_tokens: step.usage?.output_tokens ?? 5,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: step.usage?.cache_creation_input_tokens ?? 0,
+      cache_read_input_tokens: step.usage?.cache_read_input_tokens ?? 0,
     },
   };
 }
@@ -140,6 +146,7 @@ function openaiReply(step: ScriptStep, body: { model?: string }) {
   const stop = step.stopReason ?? (calls.length ? 'tool_use' : 'end_turn');
   const input = step.usage?.input_tokens ?? 10;
   const output = step.usage?.output_tokens ?? 5;
+  const cached = step.usage?.cache_read_input_tokens ?? 0;
   return {
     id: `chatcmpl-${randomUUID()}`,
     object: 'chat.completion',
@@ -156,7 +163,13 @@ function openaiReply(step: ScriptStep, body: { model?: string }) {
         finish_reason: FINISH[stop] ?? 'stop',
       },
     ],
-    usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
+    // OpenAI counts cached tokens inside prompt_tokens.
+    usage: {
+      prompt_tokens: input + cached,
+      completion_tokens: output,
+      total_tokens: input + cached + output,
+      prompt_tokens_details: { cached_tokens: cached },
+    },
   };
 }
 
