@@ -40,6 +40,12 @@ describe('loadLocomo', () => {
     expect(fromZip[0]!.questions).toHaveLength(7);
   });
 
+  it('reads a directory holding the release zip under another name', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'locomo-download.zip'), fixtureZip(['44', '26']));
+    expect(loadLocomo(dir).map((c) => c.sample)).toEqual(['26', '44']);
+  });
+
   it('accepts the combined locomo10.json form with sample ids', () => {
     const dir = tempDir();
     const { qa, session_1_observation, session_2_observation, ...conversation } =

@@ -132,6 +132,11 @@ export function loadLocomo(path: string): LocomoConversation[] {
     if (existsSync(zip)) return loadLocomo(zip);
     const files = jsonFilesUnder(path).sort();
     conversations = files.flatMap((f) => parseJsonFile(f, readFileSync(f, 'utf8')));
+    // A folder holding the release under another name (a download renamed "locomo.zip").
+    if (files.length === 0) {
+      const zips = readdirSync(path).filter((n) => n.toLowerCase().endsWith('.zip'));
+      conversations = zips.sort().flatMap((n) => loadLocomo(join(path, n)));
+    }
   } else if (path.toLowerCase().endsWith('.json')) {
     conversations = parseJsonFile(path, readFileSync(path, 'utf8'));
   } else {
