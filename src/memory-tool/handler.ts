@@ -2,7 +2,7 @@ import { lstat, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs
 import { dirname, join } from 'node:path';
 import type { MemoryToolHandlers } from '@anthropic-ai/sdk/helpers/beta/memory';
 import { INDEX_FILE } from '../memdir/constants.js';
-import { listMemoryFiles } from '../memdir/index.js';
+import { listMemoryFiles, readMemory } from '../memdir/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errnoCode } from '../util/errors.js';
 import {
@@ -147,13 +147,28 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
       await handle.sync();
     } catch (error) {
       if (errnoCode(error) === 'EEXIST' || errnoCode(error) === 'EISDIR') {
-        throw new MemoryToolError(`File ${t.path} already exists`);
+        throw new MemoryToolError(`File ${t.path} already exists${await revokedNote(t)}`);
       }
       throw error;
     } finally {
       await handle?.close().catch(() => {});
     }
     return `File created successfully at: ${t.path}${await afterWrite(t)}`;
+  }
+
+  /**
+   * A model that just deleted a memory (a revocation: the file stays) and creates it again would
+   * otherwise read a bare "already exists" about a file it believes gone.
+   */
+  async function revokedNote(t: Target): Promise<string> {
+    if (!isTopicFile(t.rel)) return '';
+    const status = await readMemory(root, t.rel).then(
+      (doc) => doc.header.status,
+      () => undefined,
+    );
+    return status === 'revoked'
+      ? ': it holds a memory deleted earlier, kept on disk marked revoked so it is never learned again. Create the new memory under another file name.'
+      : '';
   }
 
   /** The second step of the save: keep MEMORY.md in step with a written topic file. */
