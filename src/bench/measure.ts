@@ -5,7 +5,7 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { scanMemories } from '../memdir/scan.js';
 import { isRecallable } from '../recall/candidates.js';
-import { rankOffline } from '../recall/offline-ranker.js';
+import { createOfflineRanker } from '../recall/offline-ranker.js';
 import { offlineRankerFor } from '../recall/ranker-cache.js';
 import { recall } from '../recall/recall.js';
 
@@ -43,7 +43,7 @@ export async function scanOnly(dir: string): Promise<number> {
 /** Scan, then rank with an index built from scratch: a one-shot process (the CLI). */
 export async function scanAndRankCold(dir: string, query: string, nowMs: number): Promise<number> {
   const scan = await scanAll(dir);
-  return rankOffline(query, scan.memories.filter(isRecallable), { nowMs }).length;
+  return createOfflineRanker(scan.memories.filter(isRecallable)).rank(query, { nowMs }).length;
 }
 
 /** Scan, then rank with the index a long-lived host kept from its previous turn. */

@@ -3,9 +3,9 @@ import {
   createOfflineRanker,
   MAX_RECALLED,
   type RankableMemory,
-  rankOffline,
   TYPE_WEIGHTS,
 } from './offline-ranker.js';
+import { rankOffline } from './ranker-cache.js';
 
 const NOW = Date.UTC(2026, 10, 1);
 const DAY = 86_400_000;

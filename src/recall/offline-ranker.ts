@@ -287,11 +287,3 @@ function scoreTerms(index: Bm25Index, terms: readonly string[]): Float64Array {
   }
   return scores;
 }
-
-export function rankOffline(
-  query: string,
-  memories: readonly RankableMemory[],
-  options: RankOptions,
-): RankedMemory[] {
-  return createOfflineRanker(memories).rank(query, options);
-}

@@ -1,4 +1,10 @@
-import { createOfflineRanker, type OfflineRanker, type RankableMemory } from './offline-ranker.js';
+import {
+  createOfflineRanker,
+  type OfflineRanker,
+  type RankableMemory,
+  type RankedMemory,
+  type RankOptions,
+} from './offline-ranker.js';
 
 /** Directories a host recalls from at once (a project and a team directory, say). */
 export const RANKER_CACHE_SIZE = 4;
@@ -37,4 +43,18 @@ export function offlineRankerFor(memories: readonly RankableMemory[]): OfflineRa
 /** Forget every cached index (tests, or a host that wants the memory back). */
 export function clearOfflineRankerCache(): void {
   cache.clear();
+}
+
+/**
+ * Rank `memories` for `query` in one call. The index comes from the cache above, so a caller that
+ * ranks many queries over the same memories pays for the index once (ranking 300 memories then
+ * takes well under a millisecond) without holding a ranker itself. Same result as
+ * `createOfflineRanker(memories).rank(query, options)`.
+ */
+export function rankOffline(
+  query: string,
+  memories: readonly RankableMemory[],
+  options: RankOptions,
+): RankedMemory[] {
+  return offlineRankerFor(memories).rank(query, options);
 }
