@@ -248,13 +248,24 @@ describe('issue 5: candidates and the per-turn cap', () => {
     try {
       const env = { ...s.env, ANTHROPIC_BASE_URL: server.anthropicBaseURL, ANTHROPIC_API_KEY: 'k' };
       const picked = await recallJson(
-        ['sharpen the knife today', '--dir', s.dir, '--tools', 'Read,Grep'],
+        [
+          'sharpen the knife today',
+          '--dir',
+          s.dir,
+          '--tools',
+          'Read,Grep',
+          '--surfaced',
+          './oven-calibration.md',
+        ],
         env,
       );
       expect(picked.selected.map((m: { file: string }) => m.file)).toEqual(['knife-sharpening.md']);
       const body = server.requests[0]!.rawBody;
       expect(body).toContain('Read');
       expect(body).toContain('Grep');
+      // Surfaced memories never reach the selector's manifest (no slot spent on them).
+      expect(body).toContain('pantry-inventory.md');
+      expect(body).not.toContain('oven-calibration.md');
     } finally {
       await server.close();
     }
