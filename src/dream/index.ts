@@ -3,6 +3,7 @@ export * from './file-scan-throttle.js';
 export * from './gates.js';
 export * from './invariants.js';
 export * from './lock.js';
+export * from './maybe-dream.js';
 export * from './progress.js';
 export * from './prompts.js';
 export * from './run.js';
