@@ -30,7 +30,11 @@ export function parseFrontmatter(
     }
   }
   if (close < 0) return { found: false, data: {}, body: source };
-  const yamlText = lines.slice(1, close).join('\n');
+  // Files written on Windows end lines in CRLF; a stray `\r` would end up inside the last value.
+  const yamlText = lines
+    .slice(1, close)
+    .map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l))
+    .join('\n');
   const body = lines.slice(close + 1).join('\n');
   try {
     const parsed: unknown = parse(yamlText);

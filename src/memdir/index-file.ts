@@ -134,7 +134,8 @@ const ENTRY_RE = /^\s*[-*+]\s+\[([^\]]*)\]\(([^)\s]+)\)\s*(?:(?:—|–|-|:)\s*(
 export function parseIndexEntries(text: string): IndexEntry[] {
   const entries: IndexEntry[] = [];
   text.split('\n').forEach((raw, line) => {
-    const m = ENTRY_RE.exec(raw);
+    // CRLF indexes (written on Windows): `.` in the pattern does not match a trailing `\r`.
+    const m = ENTRY_RE.exec(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
     if (!m) return;
     const target = decodeTarget(m[2] ?? '');
     if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return; // external links are not pointers
@@ -155,20 +156,31 @@ function decodeTarget(target: string): string {
 
 /** `- [Title](file.md) — hook`, shortened to stay within the per-line budget. Pure. */
 export function renderIndexLine(title: string, file: string, hook: string): string {
-  const cleanTitle = oneLine(title).replace(/[[\]]/g, '') || file;
   const target = file.replace(/ /g, '%20').replace(/\(/g, '%28').replace(/\)/g, '%29');
+  // A long title must not push the line past its budget: keep room for the link and a short hook.
+  const titleRoom = Math.max(MIN_TITLE_CHARS, INDEX_LINE_MAX_CHARS - target.length - 6 - 13);
+  const cleanTitle = clip(oneLine(title).replace(/[[\]]/g, ''), titleRoom) || file;
   const head = `- [${cleanTitle}](${target})`;
   const cleanHook = oneLine(hook);
   if (!cleanHook) return head;
   const room = INDEX_LINE_MAX_CHARS - head.length - 3;
   if (room < 10) return head;
-  const shortHook =
-    cleanHook.length > room ? `${cleanHook.slice(0, room - 1).trimEnd()}…` : cleanHook;
-  return `${head} — ${shortHook}`;
+  return `${head} — ${clip(cleanHook, room)}`;
 }
+
+/** Titles are never cut shorter than this, even next to a very long file name. */
+const MIN_TITLE_CHARS = 24;
 
 function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
+}
+
+/** At most `max` UTF-16 units, ending in `…` when cut; never splits a surrogate pair. Pure. */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let cut = text.slice(0, max - 1);
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
+  return `${cut.trimEnd()}…`;
 }
 
 /** Replace the pointer line(s) for `file`, or append one. Other lines are kept as they are. Pure. */

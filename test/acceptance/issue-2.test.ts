@@ -589,6 +589,74 @@ describe('issue 2: the CLI on a memory directory', () => {
   });
 });
 
+describe('issue 2: formats people actually have', () => {
+  it('a memory written with CRLF line endings keeps its type and description', () => {
+    const s = sandbox();
+    const dir = join(s.root, 'windows');
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, 'build_agent.md'),
+      '---\r\nname: build agent\r\ndescription: CI runs on a Windows build agent\r\ntype: reference\r\n---\r\nagent-07\r\n',
+    );
+    writeFileSync(join(dir, 'MEMORY.md'), '- [Build agent](build_agent.md) — Windows CI agent\r\n');
+    const list = engram(s, ['list', '--dir', dir]);
+    expect(list.stdout).toMatch(
+      /^- \[reference\] build_agent\.md \(.+\): CI runs on a Windows build agent$/m,
+    );
+    const audit = engram(s, ['audit', '--dir', dir, '--json']);
+    expect(json(audit).problems).toEqual([]);
+  });
+
+  it('index lines stay near 150 characters even for a long title and description', () => {
+    const s = sandbox();
+    const dir = join(s.root, 'wordy');
+    const title =
+      'Kubernetes-Cluster-Upgrade auf Version 1.31 erfordert vorher die Migration aller Ingress-Objekte 🚢 und Zertifikate';
+    const r = engram(
+      s,
+      [
+        'add',
+        '--dir',
+        dir,
+        '--json',
+        '--type',
+        'project',
+        '--name',
+        title,
+        '--description',
+        `${'Warum: '.repeat(40)}Ende`,
+        '--body',
+        'x\n**Why:** outage in März',
+      ],
+      {},
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const line = readFileSync(join(dir, 'MEMORY.md'), 'utf8').trimEnd();
+    expect(line.length).toBeLessThanOrEqual(160);
+    expect(line).not.toContain('\uFFFD');
+    expect(indexTargets(dir)).toEqual([String(json(r).file)]);
+  });
+
+  it('canWriteWithoutPrompt answers from where a host runs, not only from a resolution', async () => {
+    const s = sandbox();
+    const memdir = await import('engram/memdir');
+    const repo = gitRepo(join(s.root, 'svc'));
+    const environment = {
+      cwd: repo,
+      homedir: s.home,
+      env: { ENGRAM_HOME: s.engramHome, ENGRAM_MANAGED_DIR: s.managed },
+    };
+    const dir = memdir.resolveMemoryDir(environment).path;
+    expect(memdir.canWriteWithoutPrompt(join(dir, 'note.md'), environment)).toBe(true);
+    expect(memdir.canWriteWithoutPrompt(join(repo, 'src', 'main.go'), environment)).toBe(false);
+    const hosted = {
+      ...environment,
+      env: { ...environment.env, ENGRAM_MEMORY_DIR: join(s.root, 'hosted') },
+    };
+    expect(memdir.canWriteWithoutPrompt(join(s.root, 'hosted', 'note.md'), hosted)).toBe(false);
+  });
+});
+
 describe('issue 2: caps', () => {
   it('300 memory files: the 200 newest are scanned and 100 are reported left out', () => {
     const s = sandbox();
