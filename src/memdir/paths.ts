@@ -1,7 +1,8 @@
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { EngramError } from '../util/errors.js';
 import { sanitizeProjectPath } from './git-root.js';
 import {
+  defaultEnvironment,
   type EngramEnvironment,
   engramHome,
   loadSettings,
@@ -129,9 +130,14 @@ function describeSource(c: { source: MemoryDirSource; origin: string }): string 
  * May a host agent write `path` without asking the user? Only inside a memory directory chosen by
  * the default or a trusted setting; the env override never earns it, and nothing outside does.
  */
-export function canWriteWithoutPrompt(path: string, resolution: MemoryDirResolution): boolean {
+export function canWriteWithoutPrompt(
+  path: string,
+  where: MemoryDirResolution | EngramEnvironment = defaultEnvironment(),
+): boolean {
+  // A host may pass the resolution it already has, or just where it runs (default: this process).
+  const resolution = 'source' in where ? where : resolveMemoryDir(where);
   if (!resolution.writeWithoutPrompt) return false;
-  const target = resolve(path);
+  const target = 'source' in where ? resolve(path) : resolve(where.cwd, path);
   const rel = relative(resolution.path, target);
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
 }
