@@ -6,7 +6,7 @@
 
 import { resolve } from 'node:path';
 import type { EngramEnvironment } from '../memdir/settings.js';
-import { engramHome, managedDir } from '../memdir/settings.js';
+import { defaultEnvironment, engramHome, managedDir } from '../memdir/settings.js';
 import { readInstructions } from './load-instructions.js';
 import type {
   InstructionsLoadReason,
@@ -30,26 +30,54 @@ function cacheKey(environment: EngramEnvironment): string {
  * The instruction files for `environment.cwd`: discovered, loaded, assembled, and cached for the
  * process. Never rejects because of a file; problems are in `reports`.
  */
-export function loadInstructions(options: LoadInstructionsOptions): Promise<InstructionsResult> {
-  const key = cacheKey(options.environment);
+export function loadInstructions(
+  options: LoadInstructionsOptions | LoadInstructionsShorthand | string = {},
+): Promise<InstructionsResult> {
+  const { environment, cache: useCache } = normalizeOptions(options);
+  const key = cacheKey(environment);
   const reason = pendingReasons.get(key) ?? 'session_start';
-  if (options.cache === false) return readInstructions(options.environment, reason);
+  if (useCache === false) return readInstructions(environment, reason);
   const hit = cache.get(key);
   if (hit) return hit;
   pendingReasons.delete(key);
-  const promise = readInstructions(options.environment, reason);
+  const promise = readInstructions(environment, reason);
   cache.set(key, promise);
   // A failure must not stick: the next call tries again.
   promise.catch(() => cache.delete(key));
   return promise;
 }
 
+/**
+ * The short forms a host may pass instead of a full environment: a working directory, or
+ * `{ cwd, env, homedir }` with the rest taken from this process.
+ */
+export interface LoadInstructionsShorthand extends Partial<EngramEnvironment> {
+  cache?: boolean;
+}
+
+function normalizeOptions(
+  options: LoadInstructionsOptions | LoadInstructionsShorthand | string,
+): LoadInstructionsOptions {
+  const base = defaultEnvironment();
+  if (typeof options === 'string') return { environment: { ...base, cwd: options } };
+  if ('environment' in options && options.environment) return options;
+  const short = options as LoadInstructionsShorthand;
+  return {
+    environment: {
+      cwd: short.cwd ?? base.cwd,
+      env: short.env ?? base.env,
+      homedir: short.homedir ?? base.homedir,
+    },
+    ...(short.cache !== undefined ? { cache: short.cache } : {}),
+  };
+}
+
 /** Forget the cached result for one environment; the next load reports `reason`. */
 export function invalidateInstructions(
-  environment: EngramEnvironment,
+  environment: EngramEnvironment | LoadInstructionsShorthand | string = {},
   reason: InstructionsLoadReason = 'manual',
 ): void {
-  const key = cacheKey(environment);
+  const key = cacheKey(normalizeOptions(environment).environment);
   cache.delete(key);
   pendingReasons.set(key, reason);
 }

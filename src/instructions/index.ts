@@ -1,5 +1,10 @@
 /** L0: instruction files (AGENTS.md, CLAUDE.md, rules) discovered, expanded and assembled. */
-export { clearInstructionsCache, invalidateInstructions, loadInstructions } from './cache.js';
+export {
+  clearInstructionsCache,
+  invalidateInstructions,
+  type LoadInstructionsShorthand,
+  loadInstructions,
+} from './cache.js';
 export {
   ALLOW_EXTERNAL_INCLUDES_KEY,
   DEFAULT_INSTRUCTION_FILES,

@@ -20,10 +20,19 @@ function matcherFor(rule: LoadedInstructionFile, globs: string[]): Ignore {
  * relative to the folder holding `.claude/` (the working directory for user rules); a target
  * outside that folder matches nothing. No I/O.
  */
+type RulesSource = Pick<InstructionsResult, 'cwd' | 'conditionalRules'>;
+
+export function rulesFor(targetPath: string, result: RulesSource): LoadedInstructionFile[];
+export function rulesFor(result: RulesSource, targetPath: string): LoadedInstructionFile[];
 export function rulesFor(
-  targetPath: string,
-  result: Pick<InstructionsResult, 'cwd' | 'conditionalRules'>,
+  a: string | RulesSource,
+  b: string | RulesSource,
 ): LoadedInstructionFile[] {
+  // Either order: callers read it as "rules for <file>" or as "the result's rules for <file>".
+  const [targetPath, result] = typeof a === 'string' ? [a, b as RulesSource] : [b as string, a];
+  if (typeof targetPath !== 'string' || !result || !Array.isArray(result.conditionalRules)) {
+    throw new TypeError('rulesFor(targetPath, result): pass the result of loadInstructions');
+  }
   const target = resolve(result.cwd, targetPath);
   return result.conditionalRules.filter((rule) => {
     if (!rule.globs || !rule.baseDir) return false;

@@ -336,6 +336,15 @@ describe('issue 3: conditional rules', () => {
       lib.rulesFor(target, result).map((r) => r.path.slice(repo.length + 1));
     expect(names('src/components/Button.tsx')).toEqual(['.claude/rules/frontend/components.md']);
     expect(names('src/lib/x.ts')).toEqual([]);
+    // The short forms a host is likely to write: a cwd, and the result first.
+    const short = await lib.loadInstructions({
+      cwd: repo,
+      homedir: s.home,
+      env: { ENGRAM_HOME: s.engramHome, ENGRAM_MANAGED_DIR: s.managed },
+      cache: false,
+    });
+    expect(lib.rulesFor(short, 'src/components/Button.tsx')).toHaveLength(1);
+    expect(lib.rulesFor(short, 'src/lib/x.ts')).toHaveLength(0);
   });
 });
 
