@@ -35,6 +35,8 @@ export interface BenchRow {
   mcpSearchMs: number;
   selected: number;
   mcpEntities: number;
+  /** Each median divided by the floor's, as the table prints them. */
+  ratios: { scan: number; cold: number; warm: number; recall: number; mcpSearch: number };
 }
 
 function runsFor(size: number, override: number | undefined): number {
@@ -81,17 +83,29 @@ async function benchSize(size: number, runs: number): Promise<BenchRow> {
     } finally {
       await mcp.close();
     }
-    return {
-      memories: size,
-      runs,
-      floorMs: median(t.floor),
+    const floorMs = median(t.floor);
+    const m = {
       scanMs: median(t.scan),
       coldMs: median(t.cold),
       warmMs: median(t.warm),
       recallMs: median(t.recall),
       mcpSearchMs: median(mcpTimes),
+    };
+    const ratio = (ms: number) => Math.round((ms / floorMs) * 100) / 100;
+    return {
+      memories: size,
+      runs,
+      floorMs,
+      ...m,
       selected,
       mcpEntities,
+      ratios: {
+        scan: ratio(m.scanMs),
+        cold: ratio(m.coldMs),
+        warm: ratio(m.warmMs),
+        recall: ratio(m.recallMs),
+        mcpSearch: ratio(m.mcpSearchMs),
+      },
     };
   } finally {
     await rm(root, { recursive: true, force: true });
