@@ -587,6 +587,29 @@ describe('issue 8: engram dream (child processes)', () => {
     expect((await stat(lockOf(memoryDir))).mtimeMs).toBe(prior);
   });
 
+  it("without --transcripts it counts Claude Code's transcripts of the working directory", async () => {
+    server = await startScriptedModelServer();
+    const home = await fresh('home');
+    const project = await fresh('proyecto');
+    const claudeDir = join(home, '.claude', 'projects', project.replace(/[^a-zA-Z0-9]/g, '-'));
+    await mkdir(claudeDir, { recursive: true });
+    for (let i = 0; i < 6; i++)
+      await writeFile(join(claudeDir, `c0ffee0${i}-0000-4000-8000-000000000000.jsonl`), '{}\n');
+    const memoryDir = join(home, 'mem');
+    await mkdir(memoryDir);
+    await setLock(memoryDir, '', Date.now() - 30 * HOUR);
+    const env = cliEnv(home, { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'k' });
+    const dry = JSON.parse(
+      (await cli(['dream', '--dry-run', '--json', '--dir', memoryDir], env, project)).stdout,
+    );
+    expect(dry.sessions.length).toBe(6);
+    expect(dry.wouldRun).toBe(true);
+    const r = await cli(['dream', '--json', '--dir', memoryDir], env, project);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).ran).toBe(true);
+    expect(server.requests.length).toBe(1);
+  });
+
   it('without a model: explains how to configure one and exits non-zero', async () => {
     const home = await fresh('home');
     const r = await cli(
