@@ -23,6 +23,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { openMemory } from 'engram';
 import { type Message, parseClaudeCodeTranscript } from 'engram/llm';
 import { createMemoryToolHandlers } from 'engram/memory-tool';
+import { type RecordedRequest, type ScriptStep, startScriptedModelServer } from 'engram/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CcTranscript } from './issue-7-9-support.js';
 
@@ -584,5 +585,119 @@ describe('openMemory facade (offline)', () => {
     const next = await openMemory({ cwd, env: fenv, homedir: env.HOME! });
     expect(await next.systemPrompt()).toContain('canary-deploys.md');
     await next.close();
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+describe('examples/agent over three sessions (scripted model server)', () => {
+  const AGENT = resolve(import.meta.dirname, '../../examples/agent/agent.mjs');
+  const GO_RACE = `---
+name: Go tests always run with the race detector
+description: in the ingest repo, go test must always be run with -race; plain go test is not accepted
+type: feedback
+---
+Run \`go test -race ./...\` in the ingest repo, never plain \`go test\`.
+**Why:** a data race in the batch writer passed CI twice without -race.
+**How to apply:** any time tests of the ingest Go packages are run or suggested.
+`;
+  const isMain = (r: RecordedRequest) =>
+    JSON.stringify(r.body.tools ?? []).includes('memory_20250818');
+  const injected = (r: RecordedRequest) =>
+    (r.body.messages as Array<{ content: unknown }>)
+      .flatMap((m) =>
+        Array.isArray(m.content) ? (m.content as Array<{ type: string; text?: string }>) : [],
+      )
+      .filter((b) => b.type === 'text' && (b.text ?? '').includes('go test -race'))
+      .filter((b) => !(b.text ?? '').startsWith('Run the'))
+      .map((b) => b.text);
+
+  it('a correction saved in session 1 is injected in session 3, and session 3 replays the same bytes', {
+    timeout: 60_000,
+  }, async () => {
+    const project = join(root, 'ingest');
+    mkdirSync(project, { recursive: true });
+    const replies: ScriptStep[] = [];
+    const server = await startScriptedModelServer({ fallback: null });
+    const route = (r: RecordedRequest): ScriptStep =>
+      isMain(r) ? (replies.shift() ?? { text: 'ok' }) : { text: 'Nothing to save.' };
+    server.push(...Array.from({ length: 80 }, () => route));
+    const agentEnv = {
+      ...env,
+      ANTHROPIC_API_KEY: 'acc-key',
+      ANTHROPIC_BASE_URL: server.anthropicBaseURL,
+      ENGRAM_MODEL: 'anthropic:acc-background',
+    };
+    const agent = (args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+        execFile(
+          process.execPath,
+          [AGENT, '--cwd', project, '--offline-recall', '--model', 'acc-main', ...args],
+          { env: agentEnv, cwd: project },
+          (error, stdout, stderr) =>
+            done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+        );
+      });
+    try {
+      // Session 1: the user corrects the agent; the model saves it with the memory tool.
+      replies.push(
+        {
+          toolUse: [
+            {
+              name: 'memory',
+              input: { command: 'create', path: '/memories/go-race.md', file_text: GO_RACE },
+            },
+          ],
+        },
+        { text: 'Understood: -race from now on.' },
+      );
+      const s1 = await agent([
+        'No: in this repo go test always runs with -race, plain go test is not accepted.',
+      ]);
+      expect(s1.code, s1.stderr).toBe(0);
+      expect(s1.stdout).toContain('Understood: -race from now on.');
+
+      // Session 2: unrelated; nothing injected.
+      let mark = server.requests.length;
+      replies.push({ text: 'Updated the changelog.' });
+      expect(
+        (await agent(['Add a changelog entry for version 2.4 of the dashboard colours.'])).code,
+      ).toBe(0);
+      const s2 = server.requests.slice(mark).filter(isMain);
+      expect(s2.length).toBeGreaterThan(0);
+      expect(s2.flatMap(injected)).toEqual([]);
+
+      // Session 3: Go test work recalls the correction.
+      const sessionFile = join(root, 'ingest-s3.json');
+      mark = server.requests.length;
+      replies.push({ text: 'Running the ingest tests with the race detector.' });
+      const s3 = await agent([
+        '--session',
+        sessionFile,
+        'Run the go tests for the ingest batch writer package.',
+      ]);
+      expect(s3.code, s3.stderr).toBe(0);
+      const first = server.requests.slice(mark).filter(isMain);
+      const bytes = first.flatMap(injected);
+      expect(bytes.length).toBe(1);
+      expect(bytes[0]).toContain('a data race in the batch writer passed CI twice');
+
+      // Replay: resuming session 3 resends exactly the same injected bytes.
+      mark = server.requests.length;
+      replies.push({ text: 'Done again.' });
+      expect(
+        (await agent(['--session', sessionFile, 'Now the same for the parser package.'])).code,
+      ).toBe(0);
+      const replay = server.requests.slice(mark).filter(isMain);
+      expect(replay.length).toBeGreaterThan(0);
+      expect(injected(replay[0]!)).toEqual(bytes);
+
+      // Replay from scratch (a fresh run of session 3's message): the same bytes again.
+      mark = server.requests.length;
+      replies.push({ text: 'Running them.' });
+      expect((await agent(['Run the go tests for the ingest batch writer package.'])).code).toBe(0);
+      expect(server.requests.slice(mark).filter(isMain).flatMap(injected)).toEqual(bytes);
+    } finally {
+      await server.close();
+    }
   });
 });
