@@ -325,6 +325,71 @@ Never call unwrap() in the daemon code.
     expect(b.state().cursor).toBeUndefined();
   });
 
+  it('the Anthropic memory tool writing /memories/... counts as a main-agent write', async () => {
+    server = await startScriptedModelServer();
+    const ex = createExtractor({ memoryDir: await fresh('mem'), model: scriptedModel(server) });
+    const messages: Message[] = [
+      msg('u1', 'user', 'remember: heron config lives in /etc/heron.toml'),
+      {
+        id: 'a1',
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool_use',
+            id: 'toolu_m1',
+            name: 'memory',
+            input: { command: 'create', path: '/memories/config.md', file_text: 'x' },
+          },
+        ],
+      },
+      {
+        id: 'u2',
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: 'toolu_m1', content: 'ok' }],
+      },
+      msg('a2', 'assistant', 'Noted.'),
+    ];
+    const trigger = ex.onTurnEnd({
+      system: SYSTEM,
+      tools: [
+        { name: 'memory', type: 'memory_20250818', input_schema: { type: 'object' } } as never,
+      ],
+      messages,
+    });
+    expect(trigger.status).toBe('skipped');
+    await ex.drain();
+    expect(server.requests.length).toBe(0);
+    expect(ex.state().cursor).toBe('a2');
+  });
+
+  it('two topic files in one run: "Saved 2 memories", the index not counted', async () => {
+    server = await startScriptedModelServer();
+    const memoryDir = await fresh('mem');
+    const topic = (n: string) => `---\nname: ${n}\ndescription: ${n} rule\ntype: user\n---\n${n}\n`;
+    server.push(
+      {
+        toolUse: [
+          { name: 'write', input: { path: 'editor.md', content: topic('editor') } },
+          { name: 'write', input: { path: 'zeitzone.md', content: topic('zeitzone') } },
+          {
+            name: 'write',
+            input: { path: 'MEMORY.md', content: '- [E](editor.md) — e\n- [Z](zeitzone.md) — z\n' },
+          },
+        ],
+      },
+      { text: 'ok' },
+    );
+    const notices: string[] = [];
+    const ex = createExtractor({
+      memoryDir,
+      model: scriptedModel(server),
+      onSaved: (n) => notices.push(n.text),
+    });
+    ex.onTurnEnd(ctx(turn(1, 'I use helix, and I am in Europe/Berlin.')));
+    await ex.drain();
+    expect(notices).toEqual(['Saved 2 memories: editor.md, zeitzone.md']);
+  });
+
   it('a turn that is not complete (assistant asked for a tool) does not trigger', async () => {
     server = await startScriptedModelServer();
     const ex = createExtractor({ memoryDir: await fresh('mem'), model: scriptedModel(server) });
