@@ -1,7 +1,7 @@
 const DAY_MS = 86_400_000;
 
-/** Whole days between a file's mtime and now (never negative: clocks skew). Pure. */
-export function memoryAgeDays(mtimeMs: number, nowMs: number): number {
+/** Whole days between a file's mtime and now (never negative: clocks skew). Pure given `nowMs`. */
+export function memoryAgeDays(mtimeMs: number, nowMs: number = Date.now()): number {
   return Math.max(0, Math.floor((nowMs - mtimeMs) / DAY_MS));
 }
 
@@ -23,4 +23,14 @@ export function stalenessWarning(days: number): string {
     'code, files and decisions may have changed since. Check what it says against the current ' +
     'project before acting on it or recommending it.'
   );
+}
+
+/** "today", "yesterday" or "N days ago" for a file's mtime: what a header shows. */
+export function memoryAge(mtimeMs: number, nowMs: number = Date.now()): string {
+  return memoryAgeText(memoryAgeDays(mtimeMs, nowMs));
+}
+
+/** The staleness warning for a file's mtime ('' when it is at most a day old). */
+export function memoryFreshnessText(mtimeMs: number, nowMs: number = Date.now()): string {
+  return stalenessWarning(memoryAgeDays(mtimeMs, nowMs));
 }

@@ -75,13 +75,14 @@ const IGNORE_SECTION = `${GUIDANCE_HEADINGS.ignore}
 If the user asks you to ignore or not use memory, act as if the memory directory were empty: do not cite, compare against or mention what it contains, and do not save new memories unless asked.`;
 
 /** The memory guidance section for a system prompt. Deterministic: same input, same bytes. */
-export function memoryGuidance(options: MemoryGuidanceOptions): string {
+export function memoryGuidance(options: MemoryGuidanceOptions | string): string {
+  const memoryDir = typeof options === 'string' ? options : options.memoryDir;
   return [
     `${GUIDANCE_HEADINGS.intro}
 You have a file-based memory that persists across conversations. Use it to remember who you work with, how they want work done, and facts about the project that the code cannot tell you.`,
     TYPES_SECTION,
     NOT_TO_SAVE_SECTION,
-    howToSaveSection(options.memoryDir),
+    howToSaveSection(memoryDir),
     WHEN_TO_USE_SECTION,
     VERIFY_SECTION,
     IGNORE_SECTION,

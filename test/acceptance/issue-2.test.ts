@@ -657,6 +657,46 @@ describe('issue 2: formats people actually have', () => {
   });
 });
 
+describe('issue 2: freshness and guidance for agents', () => {
+  it('whole-day ages, today / yesterday / N days ago, and a warning only past one day', async () => {
+    const m = await import('engram/memdir');
+    const now = Date.UTC(2026, 10, 29, 12, 0, 0);
+    const day = 86_400_000;
+    expect(m.memoryAgeDays(now - 3 * 3_600_000, now)).toBe(0);
+    expect(m.memoryAgeDays(now - day - 1, now)).toBe(1);
+    expect(m.memoryAgeDays(now - 47.9 * day, now)).toBe(47);
+    expect(m.memoryAgeText(0)).toBe('today');
+    expect(m.memoryAgeText(1)).toBe('yesterday');
+    expect(m.memoryAgeText(12)).toBe('12 days ago');
+    expect(m.memoryAge(now - 12.5 * day, now)).toBe('12 days ago');
+    expect(m.stalenessWarning(0)).toBe('');
+    expect(m.stalenessWarning(1)).toBe('');
+    expect(m.stalenessWarning(2)).toMatch(/2 days old/);
+    expect(m.memoryFreshnessText(now - day, now)).toBe('');
+    expect(m.memoryFreshnessText(now - 90 * day, now)).toMatch(/90 days old/);
+  });
+
+  it('the guidance names the four types, what not to save, the two steps, absolute dates, verification as its own section, and ignoring memory', async () => {
+    const m = await import('engram/memdir');
+    const text = m.memoryGuidance({ memoryDir: '/srv/agents/memory' });
+    expect(m.memoryGuidance('/srv/agents/memory')).toBe(text);
+    for (const t of ['user', 'feedback', 'project', 'reference'])
+      expect(text).toMatch(new RegExp(`\\*\\*${t}\\*\\*`));
+    expect(text).toMatch(/even when .*ask/i);
+    expect(text).toContain('MEMORY.md');
+    expect(text).toContain('/srv/agents/memory');
+    expect(text).toMatch(/absolute/i);
+    const headings = text.split('\n').filter((l) => /^#{1,3} /.test(l));
+    const verify = headings.find((h) => /verif|check/i.test(h));
+    expect(verify, headings.join('\n')).toBeDefined();
+    expect(verify).toMatch(/^#{2,3} /);
+    const ignore = text.split('\n').findIndex((l) => /ignore/i.test(l) && /memor/i.test(l));
+    expect(ignore).toBeGreaterThan(-1);
+    // The verification guidance is a section after the saving instructions, not a bullet.
+    expect(text.indexOf(verify!)).toBeGreaterThan(text.indexOf('MEMORY.md'));
+  });
+});
+
 describe('issue 2: caps', () => {
   it('300 memory files: the 200 newest are scanned and 100 are reported left out', () => {
     const s = sandbox();
