@@ -7,6 +7,7 @@ import type {
   ConversationPrefix,
   LanguageModel,
   Message,
+  ToolDecision,
   ToolImplementation,
   ToolResultBlock,
   ToolUseBlock,
@@ -21,13 +22,22 @@ export interface ForkedAgentOptions {
   prompt: string;
   /** Executors, matched by name to the tool calls the model makes. */
   tools: ToolImplementation[];
-  /** Checked when a call executes; a denial becomes an error result and the loop goes on. */
-  canUseTool: CanUseTool;
+  /**
+   * Checked when a call executes; a denial becomes an error result and the loop goes on. A plain
+   * `true`/`false` is accepted too; anything that is not an allow is a denial (fail closed).
+   */
+  canUseTool: CanUseTool | ToolPermissionCheck;
   maxTurns: number;
   signal?: AbortSignal;
   maxTokens?: number;
   onTurn?: (event: { turn: number; toolCalls: ForkToolCall[] }) => void;
 }
+
+/** A permission check written as a predicate (`(name) => name !== 'write'`). */
+export type ToolPermissionCheck = (
+  toolName: string,
+  input: unknown,
+) => ToolDecision | boolean | Promise<ToolDecision | boolean>;
 
 export interface ForkToolCall {
   name: string;
@@ -85,9 +95,25 @@ function unansweredToolUses(prefix: ConversationPrefix): ToolUseBlock[] {
   return last.content.filter((b): b is ToolUseBlock => b.type === 'tool_use');
 }
 
-async function decide(canUseTool: CanUseTool, name: string, input: unknown) {
+/**
+ * Least privilege must not depend on the caller's return style: `true` or `{ behavior: 'allow' }`
+ * allows; `false`, a deny, or anything unrecognised (undefined from a forgotten return) denies.
+ */
+async function decide(
+  canUseTool: CanUseTool | ToolPermissionCheck,
+  name: string,
+  input: unknown,
+): Promise<ToolDecision> {
   try {
-    return await canUseTool(name, input);
+    const decision: unknown = await canUseTool(name, input);
+    if (decision === true) return { behavior: 'allow' };
+    const d = decision as { behavior?: unknown; message?: unknown } | null | undefined;
+    if (d && typeof d === 'object' && d.behavior === 'allow') return { behavior: 'allow' };
+    const message =
+      d && typeof d === 'object' && typeof d.message === 'string' && d.message !== ''
+        ? d.message
+        : `Permission denied: "${name}" is not allowed in this background task.`;
+    return { behavior: 'deny', message };
   } catch (error) {
     return {
       behavior: 'deny' as const,

@@ -265,6 +265,34 @@ describe('issue 4: the sandbox, refusals as tool errors', () => {
     escapeScenario('anthropic'));
   it('OpenAI-compatible: the same scenario', () => escapeScenario('openai'));
 
+  it('a canUseTool written as a predicate (true/false) is honoured, fail closed', async () => {
+    server = await startScriptedModelServer();
+    const memory = await fresh('predicate');
+    server.push(
+      { toolUse: [{ name: 'write', input: { path: 'a.md', content: 'x' } }] },
+      { toolUse: [{ name: 'list', input: { path: '.' } }] },
+      { toolUse: [{ name: 'edit', input: { path: 'a.md', old_string: 'x', new_string: 'y' } }] },
+      { text: 'fim' },
+    );
+    const result = await runForkedAgent({
+      model: scriptedModel(server),
+      prefix: { system: SYSTEM, tools: FILE_TOOL_DEFINITIONS, messages: mainConversation() },
+      prompt: 'Tente.',
+      tools: createFileTools(memory),
+      // write: false; list: true; edit: a forgotten return (undefined) must not allow.
+      canUseTool: ((name: string) =>
+        name === 'write' ? false : name === 'list' ? true : undefined) as never,
+      maxTurns: 6,
+    });
+    expect(result.status).toBe('completed');
+    expect(result.toolCalls.map((c) => [c.name, c.allowed])).toEqual([
+      ['write', false],
+      ['list', true],
+      ['edit', false],
+    ]);
+    expect(await readdir(memory)).toEqual([]);
+  });
+
   it('"edit only file F": another file in the same folder is refused', async () => {
     const dir = await fresh('single');
     const notes = join(dir, 'notas.md');
