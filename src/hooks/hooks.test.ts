@@ -157,6 +157,27 @@ describe('hook settings merge', () => {
 });
 
 describe('hook transcript helpers', () => {
+  it('counts recalled memories stored in meta user lines (older Claude Code), not other meta lines', () => {
+    const injection =
+      '<system-reminder>\n<recalled-memories>\n<memory file="a.md">x</memory>\n</recalled-memories>\n</system-reminder>';
+    const jsonl = [
+      JSON.stringify({ type: 'user', isMeta: true, message: { role: 'user', content: injection } }),
+      JSON.stringify({
+        type: 'user',
+        isMeta: true,
+        message: { role: 'user', content: [{ type: 'text', text: injection }] },
+      }),
+      JSON.stringify({
+        type: 'user',
+        isMeta: true,
+        message: { role: 'user', content: 'skill text, no memories' },
+      }),
+      // A plain user line reaches recall as a message; it is not counted twice.
+      JSON.stringify({ type: 'user', message: { role: 'user', content: `quoted: ${injection}` } }),
+    ].join('\n');
+    expect(hookContextsIn(jsonl)).toEqual([injection, injection]);
+  });
+
   it('reads hook_additional_context attachments and puts them first for recall', () => {
     const jsonl = [
       JSON.stringify({

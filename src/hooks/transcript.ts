@@ -21,7 +21,33 @@ function isCompactBoundary(line: string): boolean {
   }
 }
 
-/** Collect the strings of hook-context attachment lines since the last compaction. Pure. */
+/**
+ * Hook output some Claude Code versions store as a meta user line (`isMeta: true`, which the
+ * transcript reader skips as not typed by the user). The model still saw it, so an injection there
+ * counts as surfaced. Plain user lines are not read here: they reach recall as messages already.
+ */
+function metaInjections(record: unknown): string[] {
+  const line = record as { type?: unknown; isMeta?: unknown; message?: { content?: unknown } };
+  if (line?.type !== 'user' || line.isMeta !== true) return [];
+  const content = line.message?.content;
+  const texts =
+    typeof content === 'string'
+      ? [content]
+      : Array.isArray(content)
+        ? content
+            .filter(
+              (b): b is { type: 'text'; text: string } =>
+                b?.type === 'text' && typeof b.text === 'string',
+            )
+            .map((b) => b.text)
+        : [];
+  return texts.filter((t) => t.includes('<recalled-memories>'));
+}
+
+/**
+ * Collect the strings earlier hooks added since the last compaction: hook-context attachment lines,
+ * and recalled memories in meta user lines. Pure.
+ */
 export function hookContextsIn(jsonl: string): string[] {
   const out: string[] = [];
   for (const line of jsonl.split('\n')) {
@@ -29,11 +55,16 @@ export function hookContextsIn(jsonl: string): string[] {
     // its context, so it no longer counts as surfaced (nor against the session budget).
     if (line.includes('compact_boundary') && isCompactBoundary(line)) out.length = 0;
     // Cheap filter first: a long transcript has thousands of lines and few attachments.
-    if (!line.includes('hook_additional_context')) continue;
+    const attachmentLine = line.includes('hook_additional_context');
+    if (!attachmentLine && !line.includes('recalled-memories')) continue;
     let record: unknown;
     try {
       record = JSON.parse(line);
     } catch {
+      continue;
+    }
+    if (!attachmentLine) {
+      out.push(...metaInjections(record));
       continue;
     }
     const attachment = (record as { attachment?: { type?: unknown; content?: unknown } })

@@ -467,6 +467,59 @@ describe('engram hook <event> (reference-shaped stdin JSON)', () => {
     expect(() => JSON.parse(unrelated.stdout)).not.toThrow();
   });
 
+  it('user-prompt-submit does not repeat a memory the transcript shows was already injected', async () => {
+    const prompt = 'Run the helm upgrade for the billing service on kubernetes';
+    const first = await run(['hook', 'user-prompt-submit'], {
+      cwd: project,
+      stdin: JSON.stringify({ ...common('UserPromptSubmit'), prompt }),
+    });
+    const ctx = JSON.parse(first.stdout).hookSpecificOutput.additionalContext as string;
+    expect(ctx).toContain('billing-canary');
+    const shapes: Record<string, (t: CcTranscript) => void> = {
+      // Current Claude Code: hook output recorded as an attachment line.
+      attachment: (t) =>
+        void t.lines.push({
+          type: 'attachment',
+          parentUuid: null,
+          uuid: '5f0c7e61-2f5a-4a43-9d55-1c2b3a4d5e6f',
+          timestamp: '2026-03-14T09:30:00.000Z',
+          sessionId: SID,
+          cwd: project,
+          attachment: {
+            type: 'hook_additional_context',
+            content: [ctx],
+            hookName: 'UserPromptSubmit',
+            hookEvent: 'UserPromptSubmit',
+          },
+        }),
+      // Older versions: injected text as a meta user line.
+      meta: (t) => {
+        t.user(ctx);
+        (t.lines.at(-1) as { isMeta?: boolean }).isMeta = true;
+      },
+    };
+    for (const [shape, add] of Object.entries(shapes)) {
+      const t = new CcTranscript(SID, project);
+      t.user('Look at the billing chart.');
+      t.reply({ text: 'The chart has two values files.' });
+      t.user(prompt);
+      add(t);
+      t.reply({ text: 'Upgraded.' });
+      const path = join(root, `surfaced-${shape}.jsonl`);
+      writeFileSync(path, t.toJsonl());
+      const again = await run(['hook', 'user-prompt-submit'], {
+        cwd: project,
+        stdin: JSON.stringify({
+          ...common('UserPromptSubmit'),
+          transcript_path: path,
+          prompt: `${prompt} again`,
+        }),
+      });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout, shape).not.toContain('billing-canary');
+    }
+  });
+
   it('stop and pre-compact without a model print valid JSON and return fast', async () => {
     const stop = await run(['hook', 'stop'], {
       cwd: project,
