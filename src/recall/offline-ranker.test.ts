@@ -19,6 +19,19 @@ function mem(
 }
 
 describe('rankOffline', () => {
+  it('does not match CJK sentences on shared function words alone', () => {
+    const memories = [
+      mem('dentist.md', '我的牙医诊所在市中心，每周三休息'),
+      mem('car.md', '我的车明年需要年检'),
+      mem('cook.md', '做红烧肉的时候可以多放一点冰糖'),
+      mem('rent.md', '房租每月五号之前支付给房东'),
+    ];
+    const top = (q: string) => rankOffline(q, memories, { nowMs: NOW }).map((r) => r.file);
+    expect(top('我的牙医在哪里')).toEqual(['dentist.md']);
+    expect(top('我什么时候要付房租？')).toEqual(['rent.md']);
+    expect(top('我需要知道什么时候的事情')).toEqual([]);
+  });
+
   it('returns nothing when no memory shares a token with the query', () => {
     const memories = [mem('a.md', 'Release process needs a signed tag'), mem('b.md', 'Use pnpm')];
     expect(rankOffline('what is the weather in Paris', memories, { nowMs: NOW })).toEqual([]);

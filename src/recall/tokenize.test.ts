@@ -30,6 +30,13 @@ describe('tokenize', () => {
     expect(tokenize('用pnpm安装')).toEqual(['用', 'pnpm', '安装']);
   });
 
+  it('cuts CJK runs at function words and particles, so no bigram straddles one', () => {
+    expect(tokenize('我什么时候要付房租？')).toEqual(['要付', '付房', '房租']);
+    expect(tokenize('我的牙医')).toEqual(['牙医']);
+    expect(tokenize('切符はどこで買えますか')).toEqual(['切符', '買え']);
+    expect(tokenize('今天的天气怎么样')).toEqual(['今天', '天气']);
+  });
+
   it('joins adjacent words into pairs so "road trip" meets "roadtrip"', () => {
     const spaced = analyze('a road trip with kids');
     expect(spaced.pairs).toContain(tokenize('roadtrip')[0]);

@@ -1,6 +1,7 @@
 /**
  * Offline tokenizer for recall: English words (case-folded, punctuation dropped, stop words
- * removed, irregular forms mapped to their base, Porter-stemmed) and CJK character bigrams.
+ * removed, irregular forms mapped to their base, Porter-stemmed) and CJK character bigrams (cut at
+ * CJK function words and particles).
  * Deterministic and dependency-free, so the same prompt always yields the same tokens (and thus the
  * same recall and a stable prompt cache).
  */
@@ -33,6 +34,51 @@ const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=H
 // ("用pnpm安装" is 用 / pnpm / 安装).
 const RUN_RE = new RegExp(`[${CJK}]+|(?:(?![${CJK}])[\\p{L}\\p{N}])+`, 'gu');
 const CJK_RE = new RegExp(`^[${CJK}]`, 'u');
+
+// CJK function words ("我的", "什么", "时候", "需要"; "です", "ます") and particles ("的", "了", "の",
+// "は", "を"): without them every Chinese or Japanese sentence shares bigrams with every other, and
+// "我的牙医在哪里" would recall a note about "我的车". They split a run like spaces do, so no bigram
+// straddles one ("什么时候交" must not leave "么时" behind). Both sides of a match are cut the same way.
+const CJK_STOP_WORDS = new Set(
+  (
+    '什么时候 为什么 怎么样 是不是 有没有 ' +
+    '我的 你的 他的 她的 它的 我们 你们 他们 她们 咱们 自己 什么 怎么 怎样 哪里 哪儿 哪个 哪些 ' +
+    '这个 那个 这些 那些 这样 那样 这里 那里 一个 一些 一下 一点 没有 不是 就是 还是 也是 都是 ' +
+    '只是 可以 可能 需要 应该 已经 因为 所以 但是 如果 然后 而且 或者 还有 时候 知道 觉得 的话 ' +
+    '请问 多少 是否 我想 想要 我要 帮我 给我 ' +
+    '我們 你們 他們 什麼 怎麼 這個 這些 這樣 這裡 那裡 哪裡 沒有 應該 已經 因為 時候 還是 還有 覺得 ' +
+    'です ます ました でした ません して した する ない ある いる この その あの これ それ あれ ' +
+    'どこ どれ から まで ので けど ください'
+  ).split(' '),
+);
+const CJK_STOP_CHARS = new Set('的了吗呢吧啊呀嗎我你他她它のはがをにでともへやかねよ');
+// A lone hiragana left between particles is an inflection ending ("し" of します), not a topic.
+const HIRAGANA_RE = /^\p{Script=Hiragana}$/u;
+const CJK_STOP_MAX = 4;
+
+/** A CJK run cut at its function words and particles; each piece is indexed as bigrams. */
+function cjkSegments(run: string): string[] {
+  const chars = Array.from(run);
+  const segments: string[] = [];
+  let current = '';
+  for (let i = 0; i < chars.length; ) {
+    let skip = 0;
+    for (let n = Math.min(CJK_STOP_MAX, chars.length - i); n >= 2 && skip === 0; n--) {
+      if (CJK_STOP_WORDS.has(chars.slice(i, i + n).join(''))) skip = n;
+    }
+    if (skip === 0 && CJK_STOP_CHARS.has(chars[i]!)) skip = 1;
+    if (skip > 0) {
+      if (current) segments.push(current);
+      current = '';
+      i += skip;
+    } else {
+      current += chars[i]!;
+      i++;
+    }
+  }
+  if (current) segments.push(current);
+  return segments;
+}
 
 // Stemming dominates indexing time and vocabularies repeat, so stems are remembered (bounded).
 const stemCache = new Map<string, string>();
@@ -81,9 +127,11 @@ export function analyze(text: string): AnalyzedText {
   for (const match of normalized.matchAll(RUN_RE)) {
     const run = match[0];
     if (CJK_RE.test(run)) {
-      const chars = Array.from(run);
-      if (chars.length === 1) terms.push(run);
-      for (let i = 0; i + 1 < chars.length; i++) terms.push(chars[i]! + chars[i + 1]!);
+      for (const segment of cjkSegments(run)) {
+        const chars = Array.from(segment);
+        if (chars.length === 1 && !HIRAGANA_RE.test(segment)) terms.push(segment);
+        for (let i = 0; i + 1 < chars.length; i++) terms.push(chars[i]! + chars[i + 1]!);
+      }
       previous = undefined;
       continue;
     }

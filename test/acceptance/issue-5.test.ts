@@ -530,6 +530,7 @@ describe('issue 5: CJK, metrics and stats', () => {
     });
     memory(s.dir, 'dentist.md', { description: '牙医诊所每周三下午休息，不接受预约' });
     memory(s.dir, 'rent.md', { description: '房租每月五号之前通过银行转账支付给房东' });
+    memory(s.dir, 'car.md', { description: '我的车是白色的丰田，明年需要年检' });
     memory(s.dir, 'train.md', { description: '新幹線の切符は駅の券売機で前日に買っておく' });
     const zoo = await recallJson(
       ['这个周末去动物园要预约门票吗？', '--dir', s.dir, '--model', 'offline'],
@@ -547,6 +548,12 @@ describe('issue 5: CJK, metrics and stats', () => {
       s.env,
     );
     expect(train.selected.map((m: { file: string }) => m.file)).toEqual(['train.md']);
+    // Sharing only function words (我的, 需要, 什么) is no match.
+    const dentist = await recallJson(
+      ['我的牙医在哪里？', '--dir', s.dir, '--model', 'offline'],
+      s.env,
+    );
+    expect(dentist.selected.map((m: { file: string }) => m.file)).toEqual(['dentist.md']);
     const none = await recallJson(
       ['今天的天气怎么样 会不会下雨', '--dir', s.dir, '--model', 'offline'],
       s.env,
