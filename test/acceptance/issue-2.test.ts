@@ -75,6 +75,23 @@ function engram(
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** The same, without blocking: for runs that may go side by side. */
+function engramAsync(s: Sandbox, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: s.root,
+      env: { ...s.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 function json<T = Record<string, unknown>>(r: Run): T {
   try {
     return JSON.parse(r.stdout) as T;
@@ -260,7 +277,7 @@ describe('issue 2: where the memory directory lives', () => {
     expect(memdir.canWriteWithoutPrompt(join(envDir, 'x.md'), fromEnv)).toBe(false);
   });
 
-  it('refuses bad configured paths with an error naming the source', () => {
+  it('refuses bad configured paths with an error naming the source', async () => {
     const s = sandbox();
     const bad = [
       '/',
@@ -275,11 +292,13 @@ describe('issue 2: where the memory directory lives', () => {
       '//fileserver/share',
       'relative/dir',
     ];
-    for (const value of bad) {
-      const r = engram(s, ['path', '--json'], { env: { ENGRAM_MEMORY_DIR: value } });
-      expect(r.code, value).not.toBe(0);
-      expect(r.stderr, value).toContain('ENGRAM_MEMORY_DIR');
-    }
+    const runs = await Promise.all(
+      bad.map((value) => engramAsync(s, ['path', '--json'], { ENGRAM_MEMORY_DIR: value })),
+    );
+    runs.forEach((r, i) => {
+      expect(r.code, bad[i]).not.toBe(0);
+      expect(r.stderr, bad[i]).toContain('ENGRAM_MEMORY_DIR');
+    });
     const nul = engram(s, ['path', '--memory-dir', 'relative/mem']);
     expect(nul.code).not.toBe(0);
     expect(nul.stderr).toMatch(/--memory-dir/);
