@@ -483,6 +483,41 @@ describe('engram session update / notes / compact (built CLI)', () => {
     expect(human.stdout).toMatch(/truncation/i);
   });
 
+  it('notes written by hand: compaction uses them, an oversized section is shortened with a marker; empty notes fall back', async () => {
+    const sid = '2b3c4d5e-eeee-4fff-8aaa-b0000000000c';
+    const t = new CcTranscript(sid, join(root, 'ledger'));
+    for (let i = 0; i < 3; i++) firstHalf(t);
+    const file = join(root, 'hand.jsonl');
+    writeFileSync(file, t.toJsonl());
+    const dir = join(env.ENGRAM_HOME!, 'session-memory', sid);
+    mkdirSync(dir, { recursive: true });
+    const worklog = Array.from(
+      { length: 400 },
+      (_, i) => `- step ${i}: reconciled posting batch ${i} against the bank feed`,
+    ).join('\n');
+    writeFileSync(
+      join(dir, 'notes.md'),
+      `# Session Title\n_A short title._\nLedger gap hunt\n\n# Current State\n_Now and next._\nNext: suspense account.\n\n# Worklog\n_One line per step._\n${worklog}\n`,
+    );
+    const out = join(root, 'hand-out.json');
+    const run = await cli(['compact', '--transcript', file, '--json', '--no-model', '--out', out]);
+    expect(run.code, run.stderr).toBe(0);
+    const data = JSON.parse(run.stdout);
+    expect(data.method).toBe('notes');
+    expect(data.truncatedSections.join(' ')).toMatch(/Worklog/);
+    const lead = JSON.stringify((JSON.parse(readFileSync(out, 'utf8')) as Message[])[0]!.content);
+    expect(lead).toContain('Next: suspense account.');
+    expect(lead).toContain('step 0:');
+    expect(lead).not.toContain('step 399:');
+    expect(lead.length).toBeLessThan(worklog.length);
+
+    writeFileSync(join(dir, 'notes.md'), '');
+    const empty = JSON.parse(
+      (await cli(['compact', '--transcript', file, '--json', '--no-model'])).stdout,
+    );
+    expect(empty.method).toBe('truncation');
+  });
+
   it('an update marked running for 61 s does not hold compaction up', async () => {
     const sid = '8a7b6c5d-dddd-4eee-8fff-a0000000000a';
     const t = new CcTranscript(sid, join(root, 'ledger'));
