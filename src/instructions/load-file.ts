@@ -199,6 +199,15 @@ async function readText(
       report('not-a-file', 'warning', 'Skipped: not a regular file.');
       return undefined;
     }
+    // Nobody may read it: skipped the same way whoever runs engram (root reads it regardless).
+    if ((info.mode & 0o444) === 0 && process.platform !== 'win32') {
+      report(
+        'unreadable',
+        'warning',
+        'Skipped: cannot read (EACCES: the file has no read permission).',
+      );
+      return undefined;
+    }
     if (info.size > MAX_FILE_BYTES) {
       report(
         'skipped-too-big',

@@ -5,6 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -197,11 +198,15 @@ describe('issue 3: discovery and order', () => {
     mkdirSync(join(s.root, 'proj/CLAUDE.md'), { recursive: true }); // a folder named like a file
     symlinkSync(join(s.root, 'nowhere.md'), join(s.root, 'proj/AGENTS.md')); // dangling link
     s.write('proj/CLAUDE.local.md', 'still loads');
+    chmodSync(s.write('proj/AGENTS.override.md', 'LOCKED-AWAY'), 0o000); // unreadable, even for root
     const r = instructions(s, join(s.root, 'proj'), ['--json']);
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout) as Out;
     expect(rel(s, out.files)).toEqual(['proj/CLAUDE.local.md']);
     expect(out.reports.some((x) => x.path === join(s.root, 'proj/CLAUDE.md'))).toBe(true);
+    expect(out.prompt).not.toContain('LOCKED-AWAY');
+    const locked = out.reports.find((x) => x.path === join(s.root, 'proj/AGENTS.override.md'));
+    expect(locked?.kind).toBe('unreadable');
   });
 });
 
