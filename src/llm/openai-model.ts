@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type OpenAI from 'openai';
 import { DEFAULT_MAX_TOKENS } from './anthropic-model.js';
+import { ModelError } from './model-error.js';
 import {
   fromOpenAIFinishReason,
   fromOpenAIMessage,
@@ -12,11 +13,18 @@ import { callWithRetries, DEFAULT_TIMEOUT_MS, type RetryOptions } from './retry.
 import { classifySdkError } from './sdk-errors.js';
 import type { LanguageModel, ModelRequest, ModelResponse } from './types.js';
 
+/** What `modelId` reads before a server-chosen model is known. */
+export const SERVER_CHOSEN_MODEL = '(served model)';
+
 export interface OpenAIModelOptions {
   apiKey?: string;
   /** An OpenAI-compatible server: Ollama, vLLM, llama.cpp server, LM Studio. */
   baseURL?: string;
-  model: string;
+  /**
+   * The model id. `undefined` asks the server (`GET /models`) on the first call: a server that
+   * serves exactly one model (vLLM, llama.cpp, LM Studio with one loaded) needs no name.
+   */
+  model: string | undefined;
   maxRetries?: number;
   timeoutMs?: number;
   retry?: RetryOptions;
@@ -47,9 +55,39 @@ export function createOpenAIModel(options: OpenAIModelOptions): LanguageModel {
   const retry: RetryOptions = { ...options.retry };
   if (options.maxRetries !== undefined) retry.maxRetries = options.maxRetries;
 
+  let modelId = options.model;
+  let discovery: Promise<string> | undefined;
+  const discover = (request: ModelRequest, timeoutMs: number) =>
+    (discovery ??= callWithRetries(
+      async (signal) => {
+        const page = await (await connect()).models.list({ signal, timeout: timeoutMs });
+        return page.data.map((m) => m.id);
+      },
+      (error) => classifySdkError(error, 'openai'),
+      { signal: request.signal, timeoutMs, retry },
+    ).then(
+      (ids) => {
+        if (ids.length !== 1 || !ids[0])
+          throw new ModelError(
+            ids.length === 0
+              ? `The server at ${options.baseURL} lists no model; set ENGRAM_MODEL=openai:<model>.`
+              : `The server at ${options.baseURL} serves ${ids.length} models; pick one with ENGRAM_MODEL=openai:<model> (${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''}).`,
+            { isRetryable: false },
+          );
+        modelId = ids[0];
+        return ids[0];
+      },
+      (error: unknown) => {
+        discovery = undefined; // a network fault may pass: ask again on the next call
+        throw error;
+      },
+    ));
+
   async function generate(request: ModelRequest): Promise<ModelResponse> {
+    const timeoutMs = request.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const model = modelId ?? (await discover(request, timeoutMs));
     const params = {
-      model: options.model,
+      model,
       // OpenAI's newer models only accept max_completion_tokens; compatible servers (Ollama,
       // vLLM, llama.cpp) reliably understand the older max_tokens.
       [officialApi ? 'max_completion_tokens' : 'max_tokens']:
@@ -58,7 +96,6 @@ export function createOpenAIModel(options: OpenAIModelOptions): LanguageModel {
       ...(request.tools.length ? { tools: toOpenAITools(request.tools) } : {}),
       ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
     };
-    const timeoutMs = request.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const completion = await callWithRetries(
       async (signal) =>
         (await connect()).chat.completions.create(
@@ -80,9 +117,15 @@ export function createOpenAIModel(options: OpenAIModelOptions): LanguageModel {
       },
       stopReason: fromOpenAIFinishReason(choice?.finish_reason),
       usage: fromOpenAIUsage(completion.usage),
-      model: completion.model || options.model,
+      model: completion.model || model,
     };
   }
 
-  return { provider: 'openai', modelId: options.model, generate };
+  return {
+    provider: 'openai',
+    get modelId() {
+      return modelId ?? SERVER_CHOSEN_MODEL;
+    },
+    generate,
+  };
 }

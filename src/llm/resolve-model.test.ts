@@ -45,10 +45,32 @@ describe('resolveModel', () => {
     expect(s.ok && s.model.modelId).toBe('claude-opus-4-1');
   });
 
-  it('needs no real key for an OpenAI-compatible base URL but needs a model name', () => {
-    const r = resolveModel({ env: { OPENAI_BASE_URL: 'http://localhost:11434/v1' } });
-    expect(r.ok).toBe(false);
-    expect(!r.ok && r.reason).toMatch(/ENGRAM_MODEL=openai:/);
+  it('an OpenAI-compatible base URL alone asks the server which model it serves', async () => {
+    const one = await startScriptedModelServer({ models: ['qwen3-8b'] });
+    const many = await startScriptedModelServer({ models: ['llama3.2', 'mistral'] });
+    try {
+      const r = resolveModel({ env: { OPENAI_BASE_URL: one.openaiBaseURL } });
+      if (!r.ok) throw new Error(r.reason);
+      const reply = await r.model.generate({ tools: [], messages: [] });
+      expect(one.requests[0]?.body.model).toBe('qwen3-8b');
+      expect(reply.model).toBe('qwen3-8b');
+      expect(r.model.modelId).toBe('qwen3-8b');
+      const m = resolveModel({ env: { OPENAI_BASE_URL: many.openaiBaseURL } });
+      if (!m.ok) throw new Error(m.reason);
+      const error = await m.model.generate({ tools: [], messages: [] }).catch((e: unknown) => e);
+      expect(String((error as Error).message)).toMatch(
+        /serves 2 models; pick one with ENGRAM_MODEL=openai:<model> \(llama3\.2, mistral\)/,
+      );
+      expect(many.requests.length).toBe(0);
+      // OpenAI itself serves many models: it gets the default, not a guess.
+      const official = resolveModel({
+        env: { OPENAI_BASE_URL: 'https://api.openai.com/v1', OPENAI_API_KEY: 'k' },
+      });
+      expect(official.ok && official.model.modelId).toBe('gpt-5-mini');
+    } finally {
+      await one.close();
+      await many.close();
+    }
   });
 
   it('explains a provider whose credentials are missing', () => {

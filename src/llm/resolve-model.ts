@@ -44,6 +44,8 @@ function inferProvider(id: string, env: Record<string, string | undefined>): Pro
   return undefined;
 }
 
+const isOfficialOpenAI = (url: string) => /\/\/api\.openai\.com\b/.test(url);
+
 const nonEmpty = (v: string | undefined) => (v && v.trim() !== '' ? v.trim() : undefined);
 
 /**
@@ -100,16 +102,15 @@ export function resolveModel(options: ResolveModelOptions = {}): ModelResolution
       ok: false,
       reason: `No model is available: "${parsed?.id}" needs OPENAI_API_KEY or OPENAI_BASE_URL. ${CONFIGURE_MODEL_HINT}`,
     };
-  if (parsed === undefined && baseURL)
-    return {
-      ok: false,
-      reason: `No model is available: OPENAI_BASE_URL is set (${baseURL}) but no model is named; set ENGRAM_MODEL=openai:<model your server serves>.`,
-    };
-  const id = parsed?.id ?? DEFAULT_OPENAI_MODEL;
+  // A compatible server with no model named: ask it on the first call (one served model is used;
+  // several produce an error listing them). OpenAI itself serves many, so it gets our default.
+  const askServer = parsed === undefined && baseURL !== undefined && !isOfficialOpenAI(baseURL);
+  const id = parsed?.id ?? (askServer ? undefined : DEFAULT_OPENAI_MODEL);
   const model = createOpenAIModel({
     model: id,
     apiKey: env.OPENAI_API_KEY ?? PLACEHOLDER_API_KEY,
     baseURL: baseURL ?? OPENAI_DEFAULT_BASE_URL,
   });
-  return { ok: true, model, description: `openai:${id}${baseURL ? ` at ${baseURL}` : ''}` };
+  const named = id ?? 'the model the server serves';
+  return { ok: true, model, description: `openai:${named}${baseURL ? ` at ${baseURL}` : ''}` };
 }

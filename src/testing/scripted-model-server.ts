@@ -56,6 +56,8 @@ export interface ScriptedModelServerOptions {
   steps?: ScriptEntry[];
   /** Answer once the script is empty; `null` answers 500 instead (default: end_turn text "ok"). */
   fallback?: ScriptStep | null;
+  /** What `GET /v1/models` lists (default one model, `scripted-model`). */
+  models?: string[];
 }
 
 const DEFAULT_FALLBACK: ScriptStep = { text: 'ok' };
@@ -184,6 +186,7 @@ export async function startScriptedModelServer(
   const script: ScriptEntry[] = [...(options.steps ?? [])];
   const fallback = options.fallback === undefined ? DEFAULT_FALLBACK : options.fallback;
   const requests: RecordedRequest[] = [];
+  const models = options.models ?? ['scripted-model'];
 
   const server = createServer(async (req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
@@ -192,6 +195,12 @@ export async function startScriptedModelServer(
       : path.endsWith('/chat/completions')
         ? 'openai'
         : undefined;
+    // Model discovery (OpenAI-compatible `GET /v1/models`); not a model call, so not recorded.
+    if (req.method === 'GET' && path.endsWith('/models'))
+      return sendJson(res, 200, {
+        object: 'list',
+        data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'engram-test' })),
+      });
     if (req.method !== 'POST' || api === undefined)
       return sendJson(res, 404, { error: { message: `no route ${req.method} ${path}` } });
     const rawBody = await readBody(req);

@@ -459,6 +459,18 @@ describe('issue 4: engram models check (child process)', () => {
     expect(out.usage.cacheReadTokens).toBe(40);
   });
 
+  it('an OpenAI-compatible base URL alone is enough: the served model is used', async () => {
+    server = await startScriptedModelServer({ models: ['mistral-small-local'] });
+    const home = await fresh('home');
+    const env = cliEnv(home, { OPENAI_BASE_URL: `${server.url}/v1` });
+    const r = await cli(['models', 'check'], env, home);
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.requests.length).toBe(1);
+    expect(server.requests[0]?.body.model).toBe('mistral-small-local');
+    expect(r.stdout).toContain('mistral-small-local');
+    expect(r.stdout).toMatch(/usage: \d+ input, \d+ output/);
+  });
+
   it('nothing configured: exits non-zero and says how to configure a model', async () => {
     const home = await fresh('home');
     const r = await cli(['models', 'check'], cliEnv(home, {}), home);
