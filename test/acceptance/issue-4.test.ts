@@ -353,6 +353,16 @@ async function retryScenario(api: 'anthropic' | 'openai') {
   );
   expect(exhausted?.status).toBe(503);
   expect(exhausted?.isRetryable).toBe(true);
+
+  // A dropped connection, a 408 and a 409 are retried too.
+  server.push({ hangUp: true }, { error: { status: 408 } }, { text: 'de volta' });
+  const n = server.requests.length;
+  const back = await model.generate({ tools: [], messages: [text('r4', 'user', 'oi')] });
+  expect(JSON.stringify(back.message.content)).toContain('de volta');
+  expect(server.requests.length - n).toBe(3);
+  server.push({ error: { status: 409 } }, { text: 'ok' });
+  await model.generate({ tools: [], messages: [text('r5', 'user', 'oi')] });
+  expect(server.pending()).toBe(0);
 }
 
 async function abortScenario(api: 'anthropic' | 'openai') {
