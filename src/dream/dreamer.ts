@@ -173,7 +173,7 @@ export function createDreamer(options: DreamerOptions): Dreamer {
     const throttle = record(throttleGate(ctx.force));
     if (throttle) return { stop: throttle };
     scans.recordScan(now());
-    const listed = await options.sessions.listSessionsTouchedSince(lastAt);
+    const listed = asRefs(await options.sessions.listSessionsTouchedSince(lastAt), lastAt);
     const sessions = sessionsToReview(listed, ctx.currentSessionId);
     const stop = record(sessionGate(ctx.force, sessions));
     return stop ? { stop } : { lastAt, sessions };
@@ -259,7 +259,7 @@ export function createDreamer(options: DreamerOptions): Dreamer {
     record(throttleGate(ctx.force));
     // Scanned even past a stop (a report, not a turn), and not recorded for the throttle.
     const sessions = sessionsToReview(
-      await options.sessions.listSessionsTouchedSince(lastAt),
+      asRefs(await options.sessions.listSessionsTouchedSince(lastAt), lastAt),
       ctx.currentSessionId,
     );
     record(sessionGate(ctx.force, sessions));
@@ -284,6 +284,11 @@ export function createDreamer(options: DreamerOptions): Dreamer {
   }
 
   return { maybeDream, dryRun };
+}
+
+/** A JavaScript host's lister may return bare ids (the design's own sketch does): accept them. */
+function asRefs(listed: ReadonlyArray<SessionRef | string>, sinceMs: number): SessionRef[] {
+  return listed.map((s) => (typeof s === 'string' ? { id: s, path: s, mtimeMs: sinceMs } : s));
 }
 
 function asEngramError(error: unknown): EngramError {

@@ -184,6 +184,32 @@ describe('issue 8: gates in cost order', () => {
     expect(server.requests.length).toBe(0);
   });
 
+  it('sessions may be a plain function returning ids; the current one is excluded', async () => {
+    server = await startScriptedModelServer();
+    const memoryDir = await fresh('mem');
+    let scans = 0;
+    const list = async () => {
+      scans++;
+      return ['s-a', 's-b', 's-c', 's-d', 's-e'];
+    };
+    const few = await maybeDream({
+      memoryDir,
+      model: scriptedModel(server),
+      sessions: list,
+      currentSessionId: 's-e',
+    });
+    expect(few.kind === 'stopped' && few.gate).toBe('sessions');
+    const enough = await maybeDream({
+      memoryDir: await fresh('mem'),
+      model: scriptedModel(server),
+      sessions: list,
+      currentSessionId: 'another',
+    });
+    expect(enough.kind).toBe('ran');
+    expect(scans).toBe(2);
+    expect(JSON.stringify(server.requests[0]?.body)).toContain('s-d');
+  });
+
   it('the current session is not counted', async () => {
     server = await startScriptedModelServer();
     const memoryDir = await fresh('mem');
