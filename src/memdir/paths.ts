@@ -37,7 +37,7 @@ export interface ResolveMemoryDirOptions {
 }
 
 /** `$ENGRAM_HOME/projects/<sanitized git root>/memory`. */
-export function defaultMemoryDir(environment: EngramEnvironment): string {
+export function defaultMemoryDir(environment: EngramEnvironment = defaultEnvironment()): string {
   return join(
     engramHome(environment),
     'projects',
@@ -52,7 +52,7 @@ export function defaultMemoryDir(environment: EngramEnvironment): string {
  * otherwise point an agent's unprompted writes at `~/.ssh`.
  */
 export function resolveMemoryDir(
-  environment: EngramEnvironment,
+  environment: EngramEnvironment = defaultEnvironment(),
   options: ResolveMemoryDirOptions = {},
 ): MemoryDirResolution {
   const settings = options.settings ?? loadSettings(environment);
