@@ -572,6 +572,35 @@ describe('issue 8: engram dream (child processes)', () => {
     expect(Math.abs((await stat(lockOf(memoryDir))).mtimeMs - Date.now())).toBeLessThan(60_000);
   });
 
+  it('a pass that leaves an orphan is reported as an invariant violation (exit 1)', async () => {
+    server = await startScriptedModelServer();
+    server.push(
+      {
+        toolUse: [
+          {
+            name: 'write',
+            input: {
+              path: 'huerfano.md',
+              content: '---\nname: huerfano\ndescription: sin índice\ntype: user\n---\nx\n',
+            },
+          },
+        ],
+      },
+      { text: 'hecho' },
+    );
+    const home = await fresh('home');
+    const memoryDir = join(home, 'mem');
+    await mkdir(memoryDir);
+    await seedMemories(memoryDir);
+    const env = cliEnv(home, { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'k' });
+    const args = ['dream', '--force', '--dir', memoryDir, '--transcripts', await transcripts(1)];
+    const r = await cli(args, env, home);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/orphan/);
+    expect(r.stdout).toContain('huerfano.md');
+    expect(r.stderr).toMatch(/updating/);
+  });
+
   it('two processes racing for the lock: exactly one runs', async () => {
     server = await startScriptedModelServer({ fallback: { text: 'hecho', delayMs: 3_000 } });
     const home = await fresh('home');
