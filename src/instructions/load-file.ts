@@ -68,6 +68,8 @@ export async function loadInstructionFile(
   const raw = await readText(path, report);
   if (raw === undefined) return [];
   const { file, childChain, markdown } = buildFile(path, real, raw, chain, depth, parent, report);
+  // A conditional rule is itself part of its conditional chain: an include cycle back to it stops.
+  if (file.conditional) ctx.seen.add(`conditional:${comparisonKey(real)}`);
   const included: LoadedInstructionFile[] = [];
   if (markdown) {
     for (const reference of extractIncludeReferences(file.content)) {
@@ -116,7 +118,9 @@ async function admit(
     } else report('unreadable', 'warning', `Cannot resolve: ${code ?? String(error)}.`);
     return undefined;
   }
-  const key = comparisonKey(real);
+  // Loading under a conditional rule's globs does not count for unconditional loading: a plain
+  // rule that a `paths:` rule happens to include must still load everywhere.
+  const key = `${chain.conditional ? 'conditional' : 'always'}:${comparisonKey(real)}`;
   if (ctx.seen.has(key)) return undefined; // the same file via a symlink, a cycle or a 2nd include
   // Symlinks resolved: a checked-in link must not reach outside the project either. Checked before
   // the file counts as seen, so a refusal here cannot hide it from a file allowed to include it.

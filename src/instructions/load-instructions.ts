@@ -94,10 +94,12 @@ export async function readInstructions(
   await loadUserFiles(discovery);
   await loadDirectoryFiles(discovery);
   const files = loaded.filter((f) => !f.conditional);
+  // A file that loads anyway is not repeated when a conditional rule that includes it applies.
+  const always = new Set(files.map((f) => f.realPath));
   return {
     cwd,
     files,
-    conditionalRules: loaded.filter((f) => f.conditional),
+    conditionalRules: loaded.filter((f) => f.conditional && !always.has(f.realPath)),
     prompt: renderInstructionsPrompt(files),
     reports,
     loadReason,

@@ -34,10 +34,14 @@ export function rulesFor(
     throw new TypeError('rulesFor(targetPath, result): pass the result of loadInstructions');
   }
   const target = resolve(result.cwd, targetPath);
+  // One file can be a rule with its own globs and an include of another rule: return it once.
+  const returned = new Set<string>();
   return result.conditionalRules.filter((rule) => {
-    if (!rule.globs || !rule.baseDir) return false;
+    if (!rule.globs || !rule.baseDir || returned.has(rule.realPath)) return false;
     const rel = relative(rule.baseDir, target);
     if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return false;
-    return matcherFor(rule, rule.globs).ignores(rel.split(sep).join('/'));
+    const applies = matcherFor(rule, rule.globs).ignores(rel.split(sep).join('/'));
+    if (applies) returned.add(rule.realPath);
+    return applies;
   });
 }

@@ -353,6 +353,30 @@ describe('issue 3: conditional rules', () => {
   });
 });
 
+describe('issue 3: rules that include rules', () => {
+  it('a plain rule included by a paths: rule still loads everywhere; rules that include each other load once per target', () => {
+    const s = sandbox();
+    const repo = join(s.root, 'svc');
+    s.write(
+      'svc/.claude/rules/api.md',
+      '---\npaths: ["api/**"]\n---\nAPI-RULE @shared.md @db.md\n',
+    );
+    s.write('svc/.claude/rules/db.md', '---\npaths: ["db/**"]\n---\nDB-RULE @api.md\n');
+    s.write('svc/.claude/rules/shared.md', 'SHARED-RULE everywhere\n');
+    const base = json(s, repo);
+    expect(base.prompt).toContain('SHARED-RULE');
+    expect(base.prompt).not.toContain('API-RULE');
+    const forDb = json(s, repo, ['--for', 'db/schema.sql']);
+    expect(forDb.prompt.split('DB-RULE').length).toBe(2);
+    expect(forDb.prompt.split('SHARED-RULE').length).toBe(2);
+    const forApi = json(s, repo, ['--for', 'api/handler.go']);
+    expect(forApi.prompt.split('API-RULE').length).toBe(2);
+    expect(forApi.prompt.split('SHARED-RULE').length).toBe(2);
+    const paths = forApi.files.map((f) => f.path);
+    expect(new Set(paths).size).toBe(paths.length);
+  });
+});
+
 describe('issue 3: worktrees, size, cache', () => {
   it('a nested worktree skips the main checkout CLAUDE.md but keeps its CLAUDE.local.md', () => {
     const s = sandbox();
