@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EngramError, isEngramError } from '../util/errors.js';
 import { abortedError } from './model-error.js';
+import { resolveModel } from './resolve-model.js';
 import type {
   CanUseTool,
   ContentBlock,
@@ -15,7 +16,11 @@ import type {
 } from './types.js';
 
 export interface ForkedAgentOptions {
-  model: LanguageModel;
+  /**
+   * The model to continue with: the main conversation's own, for its prompt cache. Omitted, the
+   * configured one (`resolveModel()` from the environment); with none, the run ends `error`.
+   */
+  model?: LanguageModel;
   /** Exactly what the main agent last sent (system, tools, messages). */
   prefix: ConversationPrefix;
   /** The fork's own instruction, appended as a new user message after the prefix. */
@@ -75,6 +80,18 @@ export const ZERO_USAGE: Usage = {
   cacheReadTokens: 0,
   cacheWriteTokens: 0,
 };
+
+function noModel(reason: string): ForkedAgentResult {
+  return {
+    status: 'error',
+    turns: 0,
+    messages: [],
+    toolCalls: [],
+    usage: ZERO_USAGE,
+    finalText: '',
+    error: new EngramError('no_model', reason),
+  };
+}
 
 function messageText(message: Message | undefined): string {
   if (!message) return '';
@@ -159,7 +176,14 @@ export async function runForkedAgent(options: ForkedAgentOptions): Promise<Forke
       'invalid_input',
       `maxTurns must be a positive integer, got ${options.maxTurns}`,
     );
-  const { prefix, model, signal } = options;
+  const { prefix, signal } = options;
+  let model: LanguageModel;
+  if (options.model) model = options.model;
+  else {
+    const resolved = resolveModel();
+    if (!resolved.ok) return noModel(resolved.reason);
+    model = resolved.model;
+  }
   const opening: ContentBlock[] = unansweredToolUses(prefix).map((t) => ({
     type: 'tool_result',
     tool_use_id: t.id,

@@ -175,6 +175,40 @@ describe('issue 4: a fork through the real Anthropic SDK', () => {
     expect(JSON.stringify(shared)).toContain('cache_control');
   });
 
+  it('runForkedAgent({ prefix, prompt, tools, canUseTool, maxTurns }) uses the configured model', async () => {
+    server = await startScriptedModelServer();
+    server.push({ text: 'feito' });
+    const saved = { ...process.env };
+    for (const k of ['ENGRAM_MODEL', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'ANTHROPIC_AUTH_TOKEN'])
+      delete process.env[k];
+    process.env.ANTHROPIC_BASE_URL = server.url;
+    process.env.ANTHROPIC_API_KEY = 'sk-ant-env';
+    try {
+      const result = await runForkedAgent({
+        prefix: { system: SYSTEM, tools: FILE_TOOL_DEFINITIONS, messages: mainConversation() },
+        prompt: 'Sem modelo explícito.',
+        tools: [],
+        canUseTool: () => ({ behavior: 'allow' }),
+        maxTurns: 2,
+      });
+      expect(result.status).toBe('completed');
+      expect(result.finalText).toBe('feito');
+      delete process.env.ANTHROPIC_BASE_URL;
+      delete process.env.ANTHROPIC_API_KEY;
+      const none = await runForkedAgent({
+        prefix: { tools: [], messages: mainConversation() },
+        prompt: 'x',
+        tools: [],
+        canUseTool: () => ({ behavior: 'allow' }),
+        maxTurns: 1,
+      });
+      expect(none.status).toBe('error');
+      expect(none.error?.message).toMatch(/no model/i);
+    } finally {
+      process.env = saved;
+    }
+  });
+
   it('a prefix that carries the main reply is kept unchanged too', async () => {
     server = await startScriptedModelServer();
     const model = scriptedModel(server);
