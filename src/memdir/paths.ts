@@ -1,4 +1,5 @@
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { EngramError } from '../util/errors.js';
 import { sanitizeProjectPath } from './git-root.js';
 import {
@@ -138,6 +139,31 @@ export function canWriteWithoutPrompt(
   const resolution = 'source' in where ? where : resolveMemoryDir(where);
   if (!resolution.writeWithoutPrompt) return false;
   const target = 'source' in where ? resolve(path) : resolve(where.cwd, path);
-  const rel = relative(resolution.path, target);
+  // Both as written and with symlinks resolved: a link inside the memory directory that points at
+  // ~/.ssh must not carry the carve-out with it.
+  return (
+    isInsideDir(resolution.path, target) &&
+    isInsideDir(physicalPath(resolution.path), physicalPath(target))
+  );
+}
+
+function isInsideDir(dir: string, target: string): boolean {
+  const rel = relative(dir, target);
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/** The path with symlinks resolved as far as it exists; the part not yet created is appended. */
+function physicalPath(path: string): string {
+  const tail: string[] = [];
+  let dir = path;
+  for (;;) {
+    try {
+      return join(realpathSync(dir), ...tail);
+    } catch {
+      const parent = dirname(dir);
+      if (parent === dir) return path;
+      tail.unshift(basename(dir));
+      dir = parent;
+    }
+  }
 }

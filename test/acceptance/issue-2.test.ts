@@ -11,6 +11,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -673,6 +674,14 @@ describe('issue 2: formats people actually have', () => {
       env: { ...environment.env, ENGRAM_MEMORY_DIR: join(s.root, 'hosted') },
     };
     expect(memdir.canWriteWithoutPrompt(join(s.root, 'hosted', 'note.md'), hosted)).toBe(false);
+    // A symlink inside the directory does not carry the carve-out outside it.
+    mkdirSync(join(s.home, '.ssh'), { recursive: true });
+    mkdirSync(dir, { recursive: true });
+    symlinkSync(join(s.home, '.ssh'), join(dir, 'keys'));
+    expect(memdir.canWriteWithoutPrompt(join(dir, 'keys', 'authorized_keys'), environment)).toBe(
+      false,
+    );
+    expect(memdir.canWriteWithoutPrompt(join(dir, 'new-topic', 'note.md'), environment)).toBe(true);
   });
 });
 
