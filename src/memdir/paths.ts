@@ -103,7 +103,7 @@ export function resolveMemoryDir(
   if (!checked.ok) {
     throw new EngramError(
       'invalid_path',
-      `Refusing memory directory "${chosen.value}" from ${describeSource(chosen)}: ${checked.reason}.`,
+      `Refusing memory directory "${chosen.value.replace(/\0/g, '\\0')}" from ${describeSource(chosen)}: ${checked.reason}.`,
     );
   }
   return {
