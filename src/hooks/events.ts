@@ -16,6 +16,7 @@ import {
   type HookOutput,
 } from './output.js';
 import { indexSection, notesSection } from './prompts.js';
+import { HOOK_TIMEOUTS } from './settings.js';
 import { historyForRecall, readHookTranscript } from './transcript.js';
 
 export interface HookContext {
@@ -25,6 +26,8 @@ export interface HookContext {
   /** Recall selector / extraction / notes model; absent = offline recall and no background work. */
   model?: LanguageModel;
   now?: () => Date;
+  /** Time limit for the event's model work (pre-compact; recall has its own budget). */
+  budgetMs?: number;
   /** Report a remark for people (stderr); stdout is reserved for the JSON. */
   log?: (line: string) => void;
 }
@@ -90,6 +93,12 @@ export async function userPromptSubmitHook(
   }
 }
 
+/**
+ * The notes update stops this long before Claude Code's own timeout for the installed hook, so a
+ * slow or hung model ends in a clean `{}` (and a released update record) rather than a killed hook.
+ */
+export const PRE_COMPACT_BUDGET_MS = (HOOK_TIMEOUTS['pre-compact'] - 10) * 1_000;
+
 /** PreCompact: bring the session notes up to date before Claude Code compacts the conversation. */
 export async function preCompactHook(input: HookInput, ctx: HookContext): Promise<HookOutput> {
   if (ctx.model === undefined || input.sessionId === undefined) {
@@ -107,6 +116,7 @@ export async function preCompactHook(input: HookInput, ctx: HookContext): Promis
     model: ctx.model,
     prefix: { tools: [], messages: transcript.messages },
     force: true,
+    signal: AbortSignal.timeout(ctx.budgetMs ?? PRE_COMPACT_BUDGET_MS),
   });
   ctx.log?.(`session notes ${outcome.status}: ${outcome.reason}`);
   return {};
