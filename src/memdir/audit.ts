@@ -16,7 +16,8 @@ export type AuditProblemKind =
   | 'index_over_lines'
   | 'index_over_bytes'
   | 'revoked_in_index'
-  | 'leftover_temp';
+  | 'leftover_temp'
+  | 'unreadable';
 
 export interface AuditProblem {
   kind: AuditProblemKind;
@@ -95,7 +96,13 @@ export function auditFrom(dir: string, memories: MemoryHeader[], indexText: stri
         message: `${m.file} has no line in ${INDEX_FILE}.`,
       });
     }
-    if (!m.hasFrontmatter) {
+    if (m.unreadable !== undefined) {
+      problems.push({
+        kind: 'unreadable',
+        file: m.file,
+        message: `${m.file} cannot be read (${m.unreadable}); fix its permissions so it can be recalled.`,
+      });
+    } else if (!m.hasFrontmatter) {
       problems.push({
         kind: 'no_frontmatter',
         file: m.file,

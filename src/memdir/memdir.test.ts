@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  auditFrom,
   auditMemoryDir,
   INDEX_FILE,
   loadIndex,
@@ -261,3 +262,26 @@ function inputOf(file: string) {
     file,
   };
 }
+
+describe('unreadable memory files', () => {
+  it('are audited as unreadable instead of as missing frontmatter', () => {
+    const report = auditFrom(
+      '/m',
+      [
+        {
+          file: 'locked.md',
+          path: '/m/locked.md',
+          mtimeMs: 0,
+          type: 'unknown',
+          status: 'active',
+          hasFrontmatter: false,
+          frontmatter: {},
+          unreadable: 'EACCES',
+        },
+      ],
+      '- [Locked](locked.md) — kept private\n',
+    );
+    expect(report.problems.map((p) => p.kind)).toEqual(['unreadable']);
+    expect(report.problems[0]?.message).toContain('EACCES');
+  });
+});

@@ -132,7 +132,10 @@ async function readHeaderFast(dir: string, file: string): Promise<MemoryHeader |
   try {
     handle = await open(path, 'r');
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return undefined; // removed while we looked
+    const code = errnoCode(error);
+    if (code === 'ENOENT') return undefined; // removed while we looked
+    // One file nobody may read must not take the whole directory down with it.
+    if (code === 'EACCES' || code === 'EPERM') return unreadableHeader(dir, file, code);
     throw error;
   }
   let mtimeMs: number;
@@ -160,4 +163,22 @@ async function readHeaderFast(dir: string, file: string): Promise<MemoryHeader |
     if (errnoCode(error) === 'ENOENT') return undefined;
     throw error;
   }
+}
+
+async function unreadableHeader(dir: string, file: string, code: string): Promise<MemoryHeader> {
+  const path = join(dir, file);
+  const mtimeMs = await stat(path).then(
+    (info) => info.mtimeMs,
+    () => 0,
+  );
+  return {
+    file,
+    path,
+    mtimeMs,
+    type: 'unknown',
+    status: 'active',
+    hasFrontmatter: false,
+    frontmatter: {},
+    unreadable: code,
+  };
 }

@@ -20,6 +20,8 @@ export interface MemoryHeader {
   hasFrontmatter: boolean;
   /** Set when the frontmatter block closed but is not valid YAML (the file cannot be recalled). */
   frontmatterError?: string;
+  /** Set when the file exists but cannot be read (e.g. `EACCES`): listed and audited, never recalled. */
+  unreadable?: string;
   /** Parsed frontmatter (empty when absent or unparseable). */
   frontmatter: Record<string, unknown>;
 }
