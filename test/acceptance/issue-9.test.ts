@@ -539,6 +539,55 @@ describe('engram hook <event> (reference-shaped stdin JSON)', () => {
     expect(JSON.parse(pre.stdout)).toBeTypeOf('object');
   });
 
+  it('with a model: stop returns {} at once and extraction runs detached; pre-compact brings the notes up', async () => {
+    const server = await startScriptedModelServer({ fallback: { text: 'Nothing worth saving.' } });
+    const modelEnv = {
+      ANTHROPIC_API_KEY: 'acc-key',
+      ANTHROPIC_BASE_URL: server.anthropicBaseURL,
+      ENGRAM_MODEL: 'anthropic:acc-hooks',
+    };
+    try {
+      const t = new CcTranscript(SID, project);
+      t.user('From now on we deploy billing only with helm, never kubectl apply on prod.');
+      t.reply({ text: 'Understood: helm only for billing.' });
+      const path = join(root, 'with-model.jsonl');
+      writeFileSync(path, t.toJsonl());
+      const stop = await run(['hook', 'stop'], {
+        cwd: project,
+        extraEnv: modelEnv,
+        stdin: JSON.stringify({
+          ...common('Stop'),
+          transcript_path: path,
+          stop_hook_active: false,
+          last_assistant_message: 'Understood: helm only for billing.',
+        }),
+      });
+      expect(stop.code, stop.stderr).toBe(0);
+      expect(JSON.parse(stop.stdout)).toEqual({});
+      // The detached extraction reaches the model with the conversation.
+      for (let i = 0; i < 80 && server.requests.length === 0; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(server.requests.length).toBeGreaterThan(0);
+      expect(server.requests[0]!.rawBody).toContain('never kubectl apply on prod');
+
+      const pre = await run(['hook', 'pre-compact'], {
+        cwd: project,
+        extraEnv: modelEnv,
+        stdin: JSON.stringify({
+          ...common('PreCompact'),
+          transcript_path: path,
+          trigger: 'auto',
+          custom_instructions: '',
+        }),
+      });
+      expect(pre.code, pre.stderr).toBe(0);
+      expect(JSON.parse(pre.stdout)).toEqual({});
+      expect(existsSync(join(env.ENGRAM_HOME!, 'session-memory', SID, 'notes.md'))).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('install --project merges with other hooks, is idempotent; uninstall removes only ours', async () => {
     const settingsDir = join(project, '.claude');
     mkdirSync(settingsDir, { recursive: true });
