@@ -123,6 +123,15 @@ describe('tryStartUpdate', () => {
     expect((await readRunningRecord(running))?.startedAt).toBeGreaterThan(Date.now() - 5_000);
   });
 
+  it('reads an ISO start time as well as epoch milliseconds', async () => {
+    writeFileSync(running, JSON.stringify({ startedAt: '2026-03-14T09:00:00.000Z', pid: 1 }));
+    expect((await readRunningRecord(running))?.startedAt).toBe(
+      Date.parse('2026-03-14T09:00:00.000Z'),
+    );
+    writeFileSync(running, JSON.stringify({ startedAt: 'not a date' }));
+    expect((await readRunningRecord(running))?.startedAt).toBe(0);
+  });
+
   it('a half-written record is treated as ancient, never waited on', async () => {
     writeFileSync(running, '{"startedAt":');
     const clock = fakeClock();

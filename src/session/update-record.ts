@@ -36,10 +36,17 @@ export async function readRunningRecord(path: string): Promise<RunningRecord | u
     throw error;
   }
   try {
-    const data = JSON.parse(text) as Partial<RunningRecord>;
-    if (typeof data.startedAt === 'number') {
+    const data = JSON.parse(text) as { startedAt?: unknown; pid?: unknown; host?: unknown };
+    // Written by engram as epoch milliseconds; an ISO date (a hand-made or foreign record) is read too.
+    const startedAt =
+      typeof data.startedAt === 'number'
+        ? data.startedAt
+        : typeof data.startedAt === 'string'
+          ? Date.parse(data.startedAt)
+          : Number.NaN;
+    if (Number.isFinite(startedAt)) {
       return {
-        startedAt: data.startedAt,
+        startedAt,
         pid: Number(data.pid) || 0,
         host: String(data.host ?? ''),
       };
