@@ -468,7 +468,10 @@ describe('issue 5: prefetch', () => {
       let arrivedAt = -1;
       let got: Awaited<ReturnType<typeof recall>> | undefined;
       const loopStart = performance.now();
-      for (let i = 0; i < 14; i++) {
+      // Iterate until the memories have arrived (at most 40 iterations, 10 s), then one more.
+      let iterations = 0;
+      for (let i = 0; i < 40 && (arrivedAt < 0 || i <= arrivedAt + 1); i++) {
+        iterations++;
         const p0 = performance.now();
         const r = handle.poll();
         pollTimes.push(performance.now() - p0);
@@ -482,8 +485,9 @@ describe('issue 5: prefetch', () => {
       }
       const loopMs = performance.now() - loopStart;
       handle.dispose();
+      // poll() never waits, so the loop costs its own work and nothing more.
       expect(Math.max(...pollTimes)).toBeLessThan(20);
-      expect(loopMs).toBeLessThan(14 * step + 1500);
+      expect(loopMs).toBeLessThan(iterations * step + 1500);
       expect(arrivedAt).toBeGreaterThanOrEqual(4); // not before the selector's 2 s
       expect(got!.selected.map((m) => m.file)).toEqual(['knife-sharpening.md']);
       expect(handle.poll()).toBeUndefined(); // consumed once
