@@ -19,6 +19,27 @@ function mem(
 }
 
 describe('rankOffline', () => {
+  it('never selects a memory whose only shared words are everyday ones (need, know, keep)', () => {
+    const memories = [
+      mem('tomato.md', 'Tomato seedlings need hardening off for a week'),
+      mem('ci.md', 'CI runs on two cores so keep the test suite fast'),
+    ];
+    expect(
+      rankOffline('I need to know what you think about this', memories, { nowMs: NOW }),
+    ).toEqual([]);
+    expect(rankOffline('ok keep going with the next step', memories, { nowMs: NOW })).toEqual([]);
+    expect(
+      rankOffline('what do the tomato seedlings need', memories, { nowMs: NOW })[0]!.file,
+    ).toBe('tomato.md');
+    // The evaluation still ranks everything.
+    const all = rankOffline('I need to know', memories, {
+      nowMs: NOW,
+      limit: Number.POSITIVE_INFINITY,
+      requireOverlap: false,
+    });
+    expect(all.map((r) => r.file)).toEqual(['tomato.md', 'ci.md']);
+  });
+
   it('does not match CJK sentences on shared function words alone', () => {
     const memories = [
       mem('dentist.md', '我的牙医诊所在市中心，每周三休息'),

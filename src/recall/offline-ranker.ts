@@ -21,6 +21,7 @@ import {
 } from './lexical/bm25-index.js';
 import { charGrams } from './lexical/char-grams.js';
 import { relatedTerms } from './lexical/concepts.js';
+import { isWeakTerm } from './lexical/weak-words.js';
 import { analyze } from './tokenize.js';
 
 /** Real recall injects at most this many memories per turn. */
@@ -188,7 +189,8 @@ function queryGroups(terms: readonly string[], pairs: readonly string[]): QueryG
         if (!counts.has(related)) alternatives.set(related, w);
       }
     }
-    groups.push({ weight, alternatives, counts: isWord });
+    // A weak word ("need", "know") still scores but cannot make a memory eligible alone.
+    groups.push({ weight, alternatives, counts: isWord && !isWeakTerm(term) });
   }
   return groups;
 }

@@ -126,6 +126,21 @@ describe('issue 5: zero is a normal answer', () => {
     expect(out.injection).toBe('');
     expect(out.shape.selected).toBe(0);
     expect(out.shape.candidates).toBe(3);
+    // Everyday words shared with a memory ("need", "keep") are no reason to recall it.
+    memory(s.dir, 'seedlings.md', {
+      description: 'Tomato seedlings need hardening off for a week',
+    });
+    const chat = await recallJson(
+      [
+        'I need to know what you think about this, keep going',
+        '--dir',
+        s.dir,
+        '--model',
+        'offline',
+      ],
+      s.env,
+    );
+    expect(chat.selected).toEqual([]);
   });
 
   it('an unrelated query selects nothing when the scripted model answers []', async () => {
