@@ -161,6 +161,9 @@ export async function openMemory(options: OpenMemoryOptions): Promise<Memory> {
   let recall: RecallHandle | undefined;
   const background = new Set<Promise<unknown>>();
   let closed = false;
+  // The latest turn's hand-off to the notes updater: compact() waits for it, so a compaction right
+  // after a turn sees the update that turn queued (and waits for it like for any running update).
+  let handOff: Promise<unknown> = Promise.resolve();
 
   const track = (where: string, work: Promise<unknown>) => {
     const p = work.catch((error: unknown) => emit({ kind: 'error', where, error }));
@@ -229,11 +232,13 @@ export async function openMemory(options: OpenMemoryOptions): Promise<Memory> {
           );
         }
       };
-      track('after turn', run());
+      handOff = run();
+      track('after turn', handOff);
     },
     async compact(history) {
       // The summary fallback needs a model even when background notes are off.
       const system = await memory.systemPrompt();
+      await handOff.catch(() => {});
       if (model !== undefined && !enabled(options.sessionNotes)) {
         return createSessionNotes({ environment, sessionId, model }).compact(history, { system });
       }

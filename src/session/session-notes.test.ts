@@ -42,6 +42,57 @@ function conversation(rounds: number): Message[] {
 }
 
 describe('createSessionNotes', () => {
+  it('compaction right after onTurnEnd (the update not even started yet) waits for it and uses its notes', async () => {
+    const env = environment();
+    const notesPath = sessionPaths(env, 's-now').notes;
+    server.push(
+      {
+        delayMs: 200,
+        toolUse: [
+          {
+            name: 'edit',
+            input: {
+              path: notesPath,
+              old_string: `${CURRENT_DESC}\n`,
+              new_string: `${CURRENT_DESC}\nm0-m5 clean; m6 next.\n`,
+            },
+          },
+        ],
+      },
+      { text: 'ok' },
+    );
+    const notes = createSessionNotes({
+      environment: env,
+      sessionId: 's-now',
+      model: scriptedModel(server),
+    });
+    const messages = conversation(6);
+    notes.onTurnEnd({ tools: [], messages });
+    const compacted = await notes.compact(messages);
+    expect(compacted.method).toBe('notes');
+    expect(compacted.wait.outcome).toBe('finished');
+    expect(compacted.wait.waitedMs).toBeGreaterThan(0);
+    expect(JSON.stringify(compacted.messages[0])).toContain('m0-m5 clean; m6 next.');
+  });
+
+  it('an in-process update that never ends holds compaction at most the wait timeout', async () => {
+    const env = environment();
+    server.push({ delayMs: 1_500, text: 'late' });
+    const notes = createSessionNotes({
+      environment: env,
+      sessionId: 's-hang',
+      model: scriptedModel(server),
+      wait: { timeoutMs: 300, pollMs: 20 },
+    });
+    const messages = conversation(6);
+    notes.onTurnEnd({ tools: [], messages });
+    const started = performance.now();
+    const compacted = await notes.compact(messages);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(compacted.wait.outcome).toBe('timeout');
+    await notes.drain(10_000);
+  });
+
   it('onTurnEnd returns at once; compaction waits for the running update and uses its notes', async () => {
     const env = environment();
     const notesPath = sessionPaths(env, 's-1').notes;

@@ -20,7 +20,13 @@ import type { NotesLimits } from './notes-checks.js';
 import { readSessionNotes, type SessionNotesView } from './read-notes.js';
 import type { NotesThresholds } from './thresholds.js';
 import { type NotesUpdateOutcome, updateSessionNotes } from './update-notes.js';
-import type { WaitForNotesOptions } from './update-record.js';
+import {
+  STALE_AFTER_MS,
+  systemClock,
+  WAIT_TIMEOUT_MS,
+  type WaitForNotesOptions,
+  type WaitResult,
+} from './update-record.js';
 
 export interface SessionNotesOptions {
   environment: EngramEnvironment;
@@ -56,7 +62,31 @@ export interface SessionNotes {
 
 export function createSessionNotes(options: SessionNotesOptions): SessionNotes {
   let running: Promise<void> | undefined;
+  let runningSince = 0;
   let pending: ConversationPrefix | undefined;
+  const clock = options.wait?.clock ?? systemClock;
+  const timeoutMs = options.wait?.timeoutMs ?? WAIT_TIMEOUT_MS;
+
+  /**
+   * An update this process queued or started (a turn just ended) may not hold the record file yet,
+   * so compaction right after a turn would miss the notes it is about to get. Wait for it with the
+   * same bounds as for a record: at most the timeout, and not at all once it is stale.
+   */
+  async function waitInProcess(): Promise<number> {
+    const started = clock.now();
+    if (!running || started - runningSince > (options.wait?.staleMs ?? STALE_AFTER_MS)) return 0;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      running,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+        timer.unref?.();
+      }),
+      ...(options.wait?.clock ? [clock.sleep(timeoutMs)] : []),
+    ]);
+    clearTimeout(timer);
+    return Math.max(0, clock.now() - started);
+  }
 
   const update = (prefix: ConversationPrefix, force = false) =>
     updateSessionNotes({
@@ -104,6 +134,7 @@ export function createSessionNotes(options: SessionNotesOptions): SessionNotes {
     onTurnEnd(prefix) {
       if (!options.model) return;
       pending = prefix;
+      if (!running) runningSince = clock.now();
       running ??= loop();
     },
     async updateNow(prefix, opts = {}) {
@@ -111,8 +142,9 @@ export function createSessionNotes(options: SessionNotesOptions): SessionNotes {
       await running;
       return update(prefix, opts.force === true);
     },
-    compact(messages, host = {}) {
-      return compactSession({
+    async compact(messages, host = {}) {
+      const waited = await waitInProcess();
+      const result = await compactSession({
         environment: options.environment,
         sessionId: options.sessionId,
         messages,
@@ -120,8 +152,10 @@ export function createSessionNotes(options: SessionNotesOptions): SessionNotes {
         ...(host.system !== undefined ? { system: host.system } : {}),
         ...(host.tools ? { tools: host.tools } : {}),
         ...(options.keep ? { limits: options.keep } : {}),
-        ...(options.wait ? { wait: options.wait } : {}),
+        // One budget for both waits: the whole compaction proceeds within the timeout.
+        wait: { ...options.wait, timeoutMs: Math.max(0, timeoutMs - waited) },
       });
+      return waited > 0 ? { ...result, wait: mergedWait(result.wait, waited) } : result;
     },
     async away(history) {
       if (!options.model) throw new EngramError('no_model', 'an away summary needs a model');
@@ -140,5 +174,13 @@ export function createSessionNotes(options: SessionNotesOptions): SessionNotes {
       clearTimeout(timer);
       return done;
     },
+  };
+}
+
+/** The wait as the host sees it: the in-process part first, then the record's. */
+function mergedWait(record: WaitResult, inProcessMs: number): WaitResult {
+  return {
+    outcome: record.outcome === 'none_running' ? 'finished' : record.outcome,
+    waitedMs: record.waitedMs + inProcessMs,
   };
 }

@@ -803,3 +803,73 @@ Run \`go test -race ./...\` in the ingest repo, never plain \`go test\`.
     }
   });
 });
+
+describe('openMemory facade with a model', () => {
+  it('compact() right after afterTurn() waits for the notes that turn queued and compacts with them', async () => {
+    const cwd = join(root, 'facade-model');
+    mkdirSync(cwd, { recursive: true });
+    const notesPath = join(env.ENGRAM_HOME!, 'session-memory', 'facade-s1', 'notes.md');
+    const route = (r: RecordedRequest): ScriptStep => {
+      const messages = r.body.messages as Array<{ role: string; content: unknown }>;
+      const last = JSON.stringify(messages.at(-1)?.content ?? '');
+      if (last.includes('tool_result')) return { text: 'done' };
+      if (!r.rawBody.includes(notesPath)) return { text: 'Nothing to save.' };
+      const tools = (r.body.tools ?? []) as Array<{ name: string }>;
+      const write = tools.find((t) => /write/i.test(t.name))!.name;
+      const content = readFileSync(notesPath, 'utf8').replace(
+        /(^#\s+Current State\n_.*_\n)/m,
+        '$1Canary rollout of billing is half done.\n',
+      );
+      return { toolUse: [{ name: write, input: { path: notesPath, content } }] };
+    };
+    const server = await startScriptedModelServer({ fallback: null });
+    server.push(...Array.from({ length: 30 }, () => route));
+    const { scriptedModel } = await import('engram/test');
+    const memory = await openMemory({
+      cwd,
+      env: { ...env },
+      homedir: env.HOME!,
+      model: scriptedModel(server),
+      sessionId: 'facade-s1',
+      modelRecall: false,
+    });
+    try {
+      const history: Message[] = [
+        {
+          id: 'u0',
+          role: 'user',
+          content: [{ type: 'text', text: 'Roll billing out through canary.' }],
+        },
+      ];
+      for (let i = 0; i < 6; i++) {
+        history.push(
+          {
+            id: `a${i}`,
+            role: 'assistant',
+            content: [
+              {
+                type: 'text',
+                text: `Step ${i}: ${'kubectl rollout status deploy/billing -n billing-canary '.repeat(150)}`,
+              },
+            ],
+          },
+          { id: `u${i + 1}`, role: 'user', content: [{ type: 'text', text: `ok ${i}` }] },
+        );
+      }
+      history.push({
+        id: 'a-last',
+        role: 'assistant',
+        content: [{ type: 'text', text: 'Canary is healthy.' }],
+      });
+      memory.afterTurn(history);
+      const compacted = await memory.compact(history);
+      expect(compacted.method).toBe('notes');
+      expect(JSON.stringify(compacted.messages[0])).toContain(
+        'Canary rollout of billing is half done.',
+      );
+    } finally {
+      await memory.close({ timeoutMs: 5_000 });
+      await server.close();
+    }
+  });
+});
