@@ -280,6 +280,8 @@ describe('engram session update / notes / compact (built CLI)', () => {
         const worklog = lines.findIndex((l) => /^#\s+Worklog/i.test(l));
         expect(worklog).toBeGreaterThan(0);
         lines.splice(worklog, 1); // the updater drops the Worklog header
+        const learnings = lines.findIndex((l) => /^#\s+Learnings/i.test(l));
+        lines[learnings + 1] = '_whatever I learned_'; // and rewords an italic description
         const current = lines.findIndex((l) => /^#\s+Current State/i.test(l));
         lines.splice(
           current + 2,
