@@ -438,6 +438,24 @@ describe('engram hook <event> (reference-shaped stdin JSON)', () => {
     expect(out.hookSpecificOutput.additionalContext.length).toBeLessThanOrEqual(10_000);
   });
 
+  it('session-start after a compaction also brings back the session notes', async () => {
+    const sid = 'c0mpact0-1111-4222-8333-944455556677';
+    const dir = join(env.ENGRAM_HOME!, 'session-memory', sid);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'notes.md'),
+      '# Current State\n_Now and next._\nhelm diff shows 2 changed values; next: apply to billing-canary.\n',
+    );
+    const r = await run(['hook', 'session-start'], {
+      cwd: project,
+      stdin: JSON.stringify({ ...common('SessionStart'), session_id: sid, source: 'compact' }),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const ctx = JSON.parse(r.stdout).hookSpecificOutput.additionalContext as string;
+    expect(ctx).toContain('next: apply to billing-canary.');
+    expect(ctx.length).toBeLessThanOrEqual(10_000);
+  });
+
   it('user-prompt-submit recalls offline and stays under 10,000 characters', async () => {
     const r = await run(['hook', 'user-prompt-submit'], {
       cwd: project,
