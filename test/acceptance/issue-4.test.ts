@@ -327,6 +327,23 @@ describe('issue 4: the sandbox, refusals as tool errors', () => {
     expect(await readdir(memory)).toEqual([]);
   });
 
+  it('built-in tools: read with line numbers, unique-match edit, list, grep', async () => {
+    const dir = await fresh('tools');
+    await writeFile(join(dir, 'colheita.md'), 'milho\nfeijão\nmilho\n');
+    const t = Object.fromEntries(createFileTools(dir).map((x) => [x.definition.name, x]));
+    const read = await t.read?.execute({ path: 'colheita.md' }, {});
+    expect(read?.content).toMatch(/^\s*1\s+milho\n\s*2\s+feijão/);
+    const ambiguous = await t.edit?.execute(
+      { path: 'colheita.md', old_string: 'milho', new_string: 'trigo' },
+      {},
+    );
+    expect(ambiguous?.isError).toBe(true);
+    await t.edit?.execute({ path: 'colheita.md', old_string: 'feijão', new_string: 'arroz' }, {});
+    expect(await readFile(join(dir, 'colheita.md'), 'utf8')).toBe('milho\narroz\nmilho\n');
+    expect((await t.list?.execute({ path: '.' }, {}))?.content).toContain('colheita.md');
+    expect((await t.grep?.execute({ pattern: 'milho' }, {}))?.content).toMatch(/colheita\.md:3/);
+  });
+
   it('"edit only file F": another file in the same folder is refused', async () => {
     const dir = await fresh('single');
     const notes = join(dir, 'notas.md');
