@@ -17,9 +17,15 @@ export interface ScriptedModelOptions {
  */
 export function scriptedModel(
   server: ScriptedModelServer,
-  api: 'anthropic' | 'openai' = 'anthropic',
-  options: ScriptedModelOptions = {},
+  apiOrOptions:
+    | 'anthropic'
+    | 'openai'
+    | (ScriptedModelOptions & { api?: 'anthropic' | 'openai' }) = 'anthropic',
+  moreOptions: ScriptedModelOptions = {},
 ): LanguageModel {
+  // Both `scriptedModel(server, 'openai', { model })` and `scriptedModel(server, { api, model })`.
+  const api = typeof apiOrOptions === 'string' ? apiOrOptions : (apiOrOptions.api ?? 'anthropic');
+  const options = typeof apiOrOptions === 'string' ? moreOptions : apiOrOptions;
   const common = {
     apiKey: 'test-key',
     model: options.model ?? 'scripted-model',

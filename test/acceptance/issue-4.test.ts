@@ -450,7 +450,7 @@ describe('issue 4: loop limits, retries, abort', () => {
 
   it('OpenAI: the fork request starts with the main request messages unchanged', async () => {
     server = await startScriptedModelServer();
-    const model = scriptedModel(server, 'openai');
+    const model = scriptedModel(server, { api: 'openai', model: 'gemma-local' });
     const messages = mainConversation();
     await model.generate({ system: SYSTEM, tools: FILE_TOOL_DEFINITIONS, messages });
     await runForkedAgent({
@@ -468,6 +468,9 @@ describe('issue 4: loop limits, retries, abort', () => {
       JSON.stringify(main.messages),
     );
     expect(fork.messages.length).toBe(main.messages.length + 1);
+    expect(server.requests.every((r) => r.api === 'openai' && r.body.model === 'gemma-local')).toBe(
+      true,
+    );
   });
 });
 
