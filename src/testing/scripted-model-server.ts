@@ -36,7 +36,8 @@ export interface RecordedRequest {
   rawBody: string;
 }
 
-export type ScriptEntry = ScriptStep | ((request: RecordedRequest) => ScriptStep);
+/** A step, a bare string (a text reply), or a function of the request that returns a step. */
+export type ScriptEntry = ScriptStep | string | ((request: RecordedRequest) => ScriptStep | string);
 
 export interface ScriptedModelServer {
   /** http://127.0.0.1:<port> */
@@ -181,8 +182,10 @@ function openaiReply(step: ScriptStep, body: { model?: string }) {
  * request. Test support only: tests run the real SDKs against it.
  */
 export async function startScriptedModelServer(
-  options: ScriptedModelServerOptions = {},
+  optionsOrSteps: ScriptedModelServerOptions | ScriptEntry[] = {},
 ): Promise<ScriptedModelServer> {
+  // `startScriptedModelServer([...steps])` is shorthand for `{ steps: [...] }`.
+  const options = Array.isArray(optionsOrSteps) ? { steps: optionsOrSteps } : optionsOrSteps;
   const script: ScriptEntry[] = [...(options.steps ?? [])];
   const fallback = options.fallback === undefined ? DEFAULT_FALLBACK : options.fallback;
   const requests: RecordedRequest[] = [];
@@ -215,7 +218,8 @@ export async function startScriptedModelServer(
     const recorded: RecordedRequest = { api, path, headers, body, rawBody };
     requests.push(recorded);
     const entry = script.shift();
-    const step = typeof entry === 'function' ? entry(recorded) : (entry ?? fallback);
+    const picked = typeof entry === 'function' ? entry(recorded) : (entry ?? fallback);
+    const step = typeof picked === 'string' ? { text: picked } : picked;
     if (step?.delayMs) {
       const gone = await new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => resolve(false), step.delayMs);

@@ -210,7 +210,8 @@ describe('issue 4: a fork through the real Anthropic SDK', () => {
   });
 
   it('a prefix that carries the main reply is kept unchanged too', async () => {
-    server = await startScriptedModelServer();
+    // The script may be given up front, with bare strings as text replies.
+    server = await startScriptedModelServer(['resposta principal', 'resposta do fork']);
     const model = scriptedModel(server);
     const messages = [...mainConversation(), text('m6', 'assistant', 'Anotado: nada de cron.')];
     await model.generate({ system: SYSTEM, tools: FILE_TOOL_DEFINITIONS, messages });
@@ -222,7 +223,7 @@ describe('issue 4: a fork through the real Anthropic SDK', () => {
       tools: [],
       canUseTool: () => ({ behavior: 'allow' }),
       maxTurns: 1,
-    });
+    }).then((r) => expect(r.finalText).toBe('resposta do fork'));
     const fork = server.requests[1]?.body;
     expect(JSON.stringify(fork.system)).toBe(JSON.stringify(main.system));
     expect(JSON.stringify(fork.tools)).toBe(JSON.stringify(main.tools));
