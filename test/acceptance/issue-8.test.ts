@@ -402,11 +402,16 @@ describe('issue 8: a scripted merge + revoke leaves a consistent directory', () 
       },
       { text: 'Merged the Friday duplicates; revoked MySQL.' },
     );
+    const phases: string[] = [];
     const out = await maybeDream({
       memoryDir,
       model: scriptedModel(server),
       sessions: countingLister(5),
+      onProgress: (p) => {
+        if (phases.at(-1) !== p.phase) phases.push(p.phase);
+      },
     });
+    expect(phases).toEqual(['starting', 'updating']);
     expect(out.kind).toBe('ran');
     if (out.kind !== 'ran') return;
     expect(out.lock).toBe('committed');
