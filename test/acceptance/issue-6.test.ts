@@ -390,6 +390,23 @@ Never call unwrap() in the daemon code.
     expect(notices).toEqual(['Saved 2 memories: editor.md, zeitzone.md']);
   });
 
+  it('the throttle runs every N completed turns (default 1)', async () => {
+    server = await startScriptedModelServer();
+    const ex = createExtractor({
+      memoryDir: await fresh('mem'),
+      model: scriptedModel(server),
+      everyNTurns: 2,
+    });
+    let messages = turn(1, 'one');
+    expect(ex.onTurnEnd(ctx(messages)).status).toBe('skipped');
+    expect(ex.state().turnsSinceLastRun).toBe(1);
+    messages = [...messages, ...turn(2, 'two')];
+    expect(ex.onTurnEnd(ctx(messages)).status).toBe('started');
+    await ex.drain();
+    expect(server.requests.length).toBe(1);
+    expect(lastUserText(server.requests[0]?.body)).toMatch(/last ~4 messages/);
+  });
+
   it('a turn that is not complete (assistant asked for a tool) does not trigger', async () => {
     server = await startScriptedModelServer();
     const ex = createExtractor({ memoryDir: await fresh('mem'), model: scriptedModel(server) });
