@@ -20,6 +20,7 @@ import {
 } from './__fixtures__/conversation.js';
 import { awaySummary, limitSentences } from './away-summary.js';
 import { compactSession } from './compact-session.js';
+import { compactByTruncation } from './compaction.js';
 import { DEFAULT_NOTES_SECTIONS, renderNotesTemplate } from './prompts.js';
 import { readCursor, type SessionPaths, sessionPaths, writeCursor } from './session-store.js';
 import { decideNotesUpdate } from './thresholds.js';
@@ -248,5 +249,21 @@ describe('awaySummary', () => {
     expect(limitSentences('Bumped to v1.2.3 in src/a.ts. Next: run tests.')).toBe(
       'Bumped to v1.2.3 in src/a.ts. Next: run tests.',
     );
+  });
+});
+
+describe('compactByTruncation', () => {
+  it('a history within the budget comes back unchanged, without a notice claiming removals', () => {
+    const messages: Message[] = [
+      { id: 'a', role: 'user', content: [{ type: 'text', text: 'short question' }] },
+      { id: 'b', role: 'assistant', content: [{ type: 'text', text: 'short answer' }] },
+    ];
+    const result = compactByTruncation(messages, 'no notes, no model');
+    expect(result.messages).toEqual(messages);
+    expect(result.removed.count).toBe(0);
+    expect(result.tokensAfter).toBe(result.tokensBefore);
+    const over = compactByTruncation(messages, 'tiny budget', 4);
+    expect(over.messages[0]!.id).toBe('engram-compact-truncation');
+    expect(over.removed.count).toBe(1);
   });
 });

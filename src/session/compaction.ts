@@ -21,7 +21,10 @@ export interface CompactionResult {
   method: CompactionMethod;
   /** Why this method was used (e.g. "notes are only the template; no model configured"). */
   why: string;
-  /** The new history: one leading user message (notes, summary or notice), then the kept messages. */
+  /**
+   * The new history: one leading user message (notes, summary or notice), then the kept messages.
+   * A truncation that removes nothing returns the history unchanged, without a notice.
+   */
   messages: Message[];
   kept: {
     start: number;
@@ -136,11 +139,17 @@ export function compactByTruncation(
   budget: number = DEFAULT_KEEP_LIMITS.maxTokens,
 ): CompactionResult {
   const range = chooseNewestWithinBudget(messages, budget);
-  return assemble(
+  const result = assemble(
     'truncation',
     why,
     messages,
     range,
     leadMessage('engram-compact-truncation', truncationNotice(range.start)),
   );
+  // Everything fits: nothing was removed, so a notice saying otherwise would only cost tokens and
+  // mislead the model. The history comes back as it was.
+  if (range.start === 0) {
+    return { ...result, messages: [...messages], tokensAfter: result.tokensBefore };
+  }
+  return result;
 }
