@@ -483,6 +483,16 @@ describe('engram session update / notes / compact (built CLI)', () => {
     expect(JSON.parse(sum.stdout).method).toBe('summary');
     const human = await cli(['compact', '--transcript', file, '--no-model']);
     expect(human.stdout).toMatch(/truncation/i);
+    // A short session that already fits: nothing removed, nothing added.
+    const short = new CcTranscript('7f6e5d4c-cccc-4ddd-8eee-f0000000000d', join(root, 'ledger'));
+    firstHalf(short);
+    const shortFile = join(root, 'short.jsonl');
+    writeFileSync(shortFile, short.toJsonl());
+    const fits = JSON.parse(
+      (await cli(['compact', '--transcript', shortFile, '--json', '--no-model'])).stdout,
+    );
+    expect(fits.removed.count).toBe(0);
+    expect(fits.tokensAfter).toBe(fits.tokensBefore);
   });
 
   it('notes written by hand: compaction uses them, an oversized section is shortened with a marker; empty notes fall back', async () => {
