@@ -587,6 +587,11 @@ describe('engram hook <event> (reference-shaped stdin JSON)', () => {
         await new Promise((r) => setTimeout(r, 100));
       expect(server.requests.length).toBeGreaterThan(0);
       expect(server.requests[0]!.rawBody).toContain('never kubectl apply on prod');
+      // The run records how far it read (its cursor, kept per session under ENGRAM_HOME) when done.
+      const cursor = join(env.ENGRAM_HOME!, 'hooks', 'cursors', `${SID}.json`);
+      for (let i = 0; i < 80 && !existsSync(cursor); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(existsSync(cursor)).toBe(true);
 
       const pre = await run(['hook', 'pre-compact'], {
         cwd: project,
