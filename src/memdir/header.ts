@@ -69,11 +69,13 @@ export function parseSimpleYaml(
   return data;
 }
 
+/** The header for parsed frontmatter; both the shortcut and the reference end here. Pure. */
 function headerFromData(
   dir: string,
   file: string,
   mtimeMs: number,
-  data: Record<string, string>,
+  data: Record<string, unknown>,
+  hasFrontmatter = true,
 ): MemoryHeader {
   const header: MemoryHeader = {
     file,
@@ -81,11 +83,13 @@ function headerFromData(
     mtimeMs,
     type: parseMemoryType(data.type),
     status: data.status === 'revoked' ? 'revoked' : 'active',
-    hasFrontmatter: true,
+    hasFrontmatter,
     frontmatter: data,
   };
-  if (data.name !== undefined) header.name = data.name;
-  if (data.description !== undefined) header.description = data.description;
+  const name = stringField(data, 'name');
+  const description = stringField(data, 'description');
+  if (name !== undefined) header.name = name;
+  if (description !== undefined) header.description = description;
   return header;
 }
 
@@ -97,20 +101,7 @@ export function headerFromText(
   text: string,
 ): MemoryHeader {
   const fm = parseFrontmatter(text, FRONTMATTER_MAX_LINES);
-  const data = fm.found ? fm.data : {};
-  const header: MemoryHeader = {
-    file,
-    path: join(dir, file),
-    mtimeMs,
-    type: parseMemoryType(data.type),
-    status: data.status === 'revoked' ? 'revoked' : 'active',
-    hasFrontmatter: fm.found,
-    frontmatter: data,
-  };
-  const name = stringField(data, 'name');
-  const description = stringField(data, 'description');
-  if (name !== undefined) header.name = name;
-  if (description !== undefined) header.description = description;
+  const header = headerFromData(dir, file, mtimeMs, fm.found ? fm.data : {}, fm.found);
   if (fm.found && fm.error !== undefined) header.frontmatterError = fm.error;
   return header;
 }
