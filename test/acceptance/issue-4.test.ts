@@ -3,12 +3,8 @@
  * (`engram/llm`, `engram/test`, the root `engram`) and the built CLI as a child process, with the
  * REAL Anthropic and OpenAI SDKs talking to the scripted model server on loopback.
  */
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import * as root from 'engram';
 import {
   createAnthropicModel,
@@ -24,50 +20,22 @@ import {
 } from 'engram/llm';
 import { type ScriptedModelServer, scriptedModel, startScriptedModelServer } from 'engram/test';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv, requireBuild, runCliProcess, tempRoot } from './support.js';
 
-const CLI = resolve(import.meta.dirname, '../../dist/cli/main.js');
-const run = promisify(execFile);
-
-let sandboxRoot: string;
+let temp: Awaited<ReturnType<typeof tempRoot>>;
 let server: ScriptedModelServer;
 
 beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-  sandboxRoot = await mkdtemp(join(tmpdir(), 'engram-acc4-'));
+  requireBuild();
+  temp = await tempRoot('engram-acc4-');
 });
-afterAll(async () => {
-  await rm(sandboxRoot, { recursive: true, force: true });
-});
+afterAll(() => temp.cleanup());
 afterEach(async () => {
   await server?.close();
 });
 
-async function fresh(name: string): Promise<string> {
-  const dir = join(sandboxRoot, `${name}-${Math.random().toString(36).slice(2, 8)}`);
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
-
-/** A clean environment: nothing from the developer's shell may pick a real model. */
-function cliEnv(home: string, extra: Record<string, string>): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? '',
-    HOME: home,
-    ENGRAM_HOME: join(home, '.engram'),
-    ENGRAM_MANAGED_DIR: join(home, 'managed'),
-    ...extra,
-  };
-}
-
-async function cli(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env, cwd });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
+const fresh = (name: string) => temp.fresh(name);
+const cli = runCliProcess;
 
 const text = (id: string, role: 'user' | 'assistant', t: string): Message => ({
   id,

@@ -3,62 +3,32 @@
  * from the public entry, the REAL Anthropic SDK against the scripted model server, real temp
  * directories; `engram extract` and the write-gate eval as child processes.
  */
-import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import * as root from 'engram';
 import { createExtractor, type ExtractionRun } from 'engram/extract';
 import { FILE_TOOL_DEFINITIONS, type Message } from 'engram/llm';
 import { type ScriptedModelServer, scriptedModel, startScriptedModelServer } from 'engram/test';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, cliEnv, REPO, requireBuild, runNode, tempRoot } from './support.js';
 
-const REPO = resolve(import.meta.dirname, '../..');
-const CLI = join(REPO, 'dist/cli/main.js');
 const EVAL = join(REPO, 'dist/eval/extract/main.js');
-const run = promisify(execFile);
 
-let base: string;
+let temp: Awaited<ReturnType<typeof tempRoot>>;
 let server: ScriptedModelServer;
 
 beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-  base = await mkdtemp(join(tmpdir(), 'engram-acc6-'));
+  requireBuild();
+  temp = await tempRoot('engram-acc6-');
 });
-afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
-});
+afterAll(() => temp.cleanup());
 afterEach(async () => {
   await server?.close();
 });
 
-async function fresh(name: string): Promise<string> {
-  const dir = join(base, `${name}-${Math.random().toString(36).slice(2, 8)}`);
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
-
-function cliEnv(home: string, extra: Record<string, string>): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? '',
-    HOME: home,
-    ENGRAM_HOME: join(home, '.engram'),
-    ENGRAM_MANAGED_DIR: join(home, 'managed'),
-    ...extra,
-  };
-}
-
-async function node(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, args, { env, cwd });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
+const fresh = (name: string) => temp.fresh(name);
+const node = runNode;
 
 const msg = (id: string, role: 'user' | 'assistant', text: string): Message => ({
   id,

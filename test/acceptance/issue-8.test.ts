@@ -3,12 +3,10 @@
  * from the public entry, the REAL Anthropic SDK against the scripted model server, and
  * `engram dream` as a child process (two of them racing, one interrupted).
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { mkdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import * as root from 'engram';
 import {
   CONSOLIDATION_LOCK_FILE,
@@ -20,52 +18,26 @@ import {
 import { auditMemoryDir, INDEX_MAX_BYTES, INDEX_MAX_LINES } from 'engram/memdir';
 import { type ScriptedModelServer, scriptedModel, startScriptedModelServer } from 'engram/test';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, cliEnv, requireBuild, runCliProcess, tempRoot } from './support.js';
 
-const CLI = resolve(import.meta.dirname, '../../dist/cli/main.js');
-const run = promisify(execFile);
 const HOUR = 3_600_000;
 /** A PID no process has (above Linux's pid_max default of 4,194,304). */
 const DEAD_PID = 4_194_000 + Math.floor(Math.random() * 300);
 
-let base: string;
+let temp: Awaited<ReturnType<typeof tempRoot>>;
 let server: ScriptedModelServer;
 
 beforeAll(async () => {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-  base = await mkdtemp(join(tmpdir(), 'engram-acc8-'));
+  requireBuild();
+  temp = await tempRoot('engram-acc8-');
 });
-afterAll(async () => {
-  await rm(base, { recursive: true, force: true });
-});
+afterAll(() => temp.cleanup());
 afterEach(async () => {
   await server?.close();
 });
 
-async function fresh(name: string): Promise<string> {
-  const dir = join(base, `${name}-${Math.random().toString(36).slice(2, 8)}`);
-  await mkdir(dir, { recursive: true });
-  return dir;
-}
-
-function cliEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return {
-    PATH: process.env.PATH ?? '',
-    HOME: home,
-    ENGRAM_HOME: join(home, '.engram'),
-    ENGRAM_MANAGED_DIR: join(home, 'managed'),
-    ...extra,
-  };
-}
-
-async function cli(args: string[], env: NodeJS.ProcessEnv, cwd: string) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env, cwd });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
+const fresh = (name: string) => temp.fresh(name);
+const cli = runCliProcess;
 
 /** A lister that counts its scans (the issue's "counter on the session lister"). */
 function countingLister(count: number): SessionLister & { calls: number } {
