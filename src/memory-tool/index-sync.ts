@@ -1,6 +1,5 @@
-import { chmod, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { INDEX_FILE } from '../memdir/constants.js';
 import {
   checkMemoryFileName,
   headerFromText,
@@ -49,23 +48,12 @@ async function lineFor(
   return { line: renderIndexLine(title, rel, header.description ?? ''), outcome };
 }
 
-/**
- * The tool promises owner-only files; the index is rewritten by memdir's atomic write, which
- * creates it with the default mode, so narrow it after every update the tool makes.
- */
-async function keepIndexPrivate(root: string): Promise<void> {
-  await chmod(join(root, INDEX_FILE), 0o600).catch((error: unknown) => {
-    if (errnoCode(error) !== 'ENOENT') throw error;
-  });
-}
-
 /** Second step of the save: add, update or drop the MEMORY.md line for one topic file. */
 export async function syncIndex(root: string, rel: string): Promise<IndexSyncOutcome> {
   const { line, outcome } = await lineFor(root, rel);
   await updateIndex(root, (text) =>
     line === undefined ? removeIndexLine(text, rel) : upsertIndexLine(text, rel, line),
   );
-  await keepIndexPrivate(root);
   return outcome;
 }
 
@@ -96,7 +84,6 @@ export async function syncRenamedIndex(
     });
     return text;
   });
-  await keepIndexPrivate(root);
 }
 
 /** What the model is told after a write, when the index could not describe the memory. */
