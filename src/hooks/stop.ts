@@ -11,9 +11,8 @@ import {
   fileScanThrottle,
   transcriptDirectoryLister,
 } from '../dream/index.js';
-import { createExtractor, type ExtractionRun } from '../extract/index.js';
+import { createExtractor, type ExtractionRun, fitToContext } from '../extract/index.js';
 import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
-import { estimateMessagesTokens } from '../llm/tokens.js';
 import type { Message } from '../llm/types.js';
 import { sanitizeProjectPath } from '../memdir/git-root.js';
 import { engramHome } from '../memdir/settings.js';
@@ -54,8 +53,9 @@ function startsTurn(message: Message): boolean {
 
 /**
  * The messages an extraction should see: those after the cursor, starting at a user turn (never
- * at a tool result cut from its call), trimmed from the front to `maxTokens`. A cursor no longer
- * in the transcript (rewound, compacted away) means everything is new. Pure.
+ * at a tool result cut from its call), trimmed from the front to `maxTokens` by the extractor's
+ * own `fitToContext`. A cursor no longer in the transcript (rewound, compacted away) means
+ * everything is new. Pure.
  */
 export function messagesSinceCursor(
   messages: readonly Message[],
@@ -65,13 +65,7 @@ export function messagesSinceCursor(
   const at = cursor === undefined ? -1 : messages.findIndex((m) => m.id === cursor);
   let start = at + 1;
   while (start < messages.length && !startsTurn(messages[start]!)) start++;
-  while (start < messages.length && estimateMessagesTokens(messages.slice(start)) > maxTokens) {
-    let next = start + 1;
-    while (next < messages.length && !startsTurn(messages[next]!)) next++;
-    if (next >= messages.length) break; // one turn alone is over the cap: keep it whole
-    start = next;
-  }
-  return messages.slice(start);
+  return fitToContext(messages.slice(start), maxTokens).messages;
 }
 
 export type StopOutcome =
