@@ -1,8 +1,10 @@
-import type { Dirent } from 'node:fs';
-import { open, readdir, stat } from 'node:fs/promises';
+import type { Dirent, Stats } from 'node:fs';
+import { type FileHandle, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TEMP_PREFIX } from '../util/atomic-write.js';
-import { EngramError, errnoCode } from '../util/errors.js';
+import { EngramError, errnoCode, isEngramError } from '../util/errors.js';
+import { FILE_CONCURRENCY, mapPool } from '../util/pool.js';
+import { openRegularFile } from '../util/regular-file.js';
 import { FRONTMATTER_MAX_LINES, INDEX_FILE, MAX_SCANNED_FILES } from './constants.js';
 import { headerFromHead, headerFromText } from './header.js';
 import type { MemoryHeader, ScanResult } from './types.js';
@@ -10,6 +12,8 @@ import type { MemoryHeader, ScanResult } from './types.js';
 export interface ScanOptions {
   /** Keep at most this many files, newest first (default 200). */
   cap?: number;
+  /** Files open at once (default `FILE_CONCURRENCY`): a big directory must not hit EMFILE. */
+  concurrency?: number;
 }
 
 /** Headers never need more than this many bytes, even with very long lines. */
@@ -26,17 +30,18 @@ export { headerFromText };
  */
 export async function scanMemories(dir: string, options: ScanOptions = {}): Promise<ScanResult> {
   const cap = options.cap ?? MAX_SCANNED_FILES;
+  const limit = options.concurrency ?? FILE_CONCURRENCY;
   const files = await listMemoryFiles(dir);
   let memories: MemoryHeader[];
   if (files.length <= cap) {
     // Everything is kept: one pass, one open + stat + 4 KB read per file.
-    memories = present(await Promise.all(files.map((file) => readHeaderFast(dir, file))));
+    memories = present(await mapPool(files, limit, (file) => readHeaderFast(dir, file)));
   } else {
     // Past the cap only mtimes decide what is kept, so heads are read for the newest alone.
-    const stats = present(await Promise.all(files.map((file) => statMemory(dir, file))));
+    const stats = present(await mapPool(files, limit, (file) => statMemory(dir, file)));
     sortNewestFirst(stats);
-    const kept = stats.slice(0, cap).map((s) => readHeaderFast(dir, s.file));
-    memories = present(await Promise.all(kept));
+    const kept = stats.slice(0, cap);
+    memories = present(await mapPool(kept, limit, (s) => readHeaderFast(dir, s.file)));
   }
   sortNewestFirst(memories);
   return { memories, total: files.length, dropped: Math.max(0, files.length - cap), cap };
@@ -103,7 +108,7 @@ export async function readHead(
   path: string,
   maxLines: number = FRONTMATTER_MAX_LINES,
 ): Promise<string> {
-  const handle = await open(path, 'r');
+  const { handle } = await openRegularFile(path);
   try {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -128,12 +133,15 @@ const HEAD_BYTES = 4096;
 /** One open, one stat and one 4 KB read; the 30-line reference read only when that cannot decide. */
 async function readHeaderFast(dir: string, file: string): Promise<MemoryHeader | undefined> {
   const path = join(dir, file);
-  let handle: Awaited<ReturnType<typeof open>>;
+  let handle: FileHandle;
+  let info: Stats;
   try {
-    handle = await open(path, 'r');
+    ({ handle, info } = await openRegularFile(path));
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT') return undefined; // removed while we looked
+    // Swapped for a FIFO, device or folder after the walk saw a file: not a memory.
+    if (isEngramError(error, 'not_regular_file')) return undefined;
     // One file nobody may read must not take the whole directory down with it.
     if (code === 'EACCES' || code === 'EPERM') return unreadableHeader(dir, file, code);
     throw error;
@@ -142,10 +150,7 @@ async function readHeaderFast(dir: string, file: string): Promise<MemoryHeader |
   let head: string;
   let complete: boolean;
   try {
-    const [info, read] = await Promise.all([
-      handle.stat(),
-      handle.read(Buffer.allocUnsafe(HEAD_BYTES), 0, HEAD_BYTES, 0),
-    ]);
+    const read = await handle.read(Buffer.allocUnsafe(HEAD_BYTES), 0, HEAD_BYTES, 0);
     mtimeMs = info.mtimeMs;
     complete = read.bytesRead < HEAD_BYTES;
     const bytes = read.buffer.subarray(0, read.bytesRead);
@@ -160,7 +165,7 @@ async function readHeaderFast(dir: string, file: string): Promise<MemoryHeader |
   try {
     return headerFromText(dir, file, mtimeMs, await readHead(path));
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return undefined;
+    if (errnoCode(error) === 'ENOENT' || isEngramError(error, 'not_regular_file')) return undefined;
     throw error;
   }
 }
