@@ -1,76 +1,23 @@
-/**
- * Acceptance for issue 6 (background extraction), written from the issue text: `createExtractor`
- * from the public entry, the REAL Anthropic SDK against the scripted model server, real temp
- * directories; `engram extract` and the write-gate eval as child processes.
- */
 import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as root from 'engram';
 import { createExtractor, type ExtractionRun } from 'engram/extract';
 import { FILE_TOOL_DEFINITIONS, type Message } from 'engram/llm';
-import { type ScriptedModelServer, scriptedModel, startScriptedModelServer } from 'engram/test';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, cliEnv, REPO, requireBuild, runNode, tempRoot } from './support.js';
+import { scriptedModel } from 'engram/test';
+import { describe, expect, it } from 'vitest';
+import { ctx, fresh, lastUserText, msg, SYSTEM, startServer, TOPIC, turn } from './support.js';
 
-const EVAL = join(REPO, 'dist/eval/extract/main.js');
-
-let temp: Awaited<ReturnType<typeof tempRoot>>;
-let server: ScriptedModelServer;
-
-beforeAll(async () => {
-  requireBuild();
-  temp = await tempRoot('engram-acc6-');
-});
-afterAll(() => temp.cleanup());
-afterEach(async () => {
-  await server?.close();
-});
-
-const fresh = (name: string) => temp.fresh(name);
-const node = runNode;
-
-const msg = (id: string, role: 'user' | 'assistant', text: string): Message => ({
-  id,
-  role,
-  content: [{ type: 'text', text }],
-});
-
-const SYSTEM = 'You help maintain a Rust telemetry daemon called "heron".';
-
-/** A completed turn in which the user states a durable preference (German-English mix). */
-function turn(n: number, say: string): Message[] {
-  return [msg(`u${n}`, 'user', say), msg(`a${n}`, 'assistant', `Verstanden (${n}).`)];
-}
-
-const ctx = (messages: Message[]) => ({ system: SYSTEM, tools: FILE_TOOL_DEFINITIONS, messages });
-
-/** The fork's instruction is the last message of its first request. */
-function lastUserText(body: { messages: Array<{ content: unknown }> }): string {
-  return JSON.stringify(body.messages.at(-1)?.content ?? '');
-}
-
-const TOPIC = `---
-name: heron release cadence
-description: heron ships on the first Tuesday of each month; no mid-month releases
-type: project
----
-heron ships on the first Tuesday of each month.
-
-**Why:** the downstream packagers batch monthly.
-**How to apply:** hold non-urgent fixes for the next release.
-`;
-
-describe('issue 6: public names', () => {
+describe('public names', () => {
   it('createExtractor is exported from engram/extract and from the root', () => {
     expect(typeof createExtractor).toBe('function');
     expect(typeof (root as Record<string, unknown>).createExtractor).toBe('function');
   });
 });
 
-describe('issue 6: createExtractor against the scripted server', () => {
+describe('createExtractor against the scripted server', () => {
   it('a main-agent write into the memory directory: no fork request, cursor moves past it', async () => {
-    server = await startScriptedModelServer();
+    const server = await startServer();
     const memoryDir = await fresh('mem');
     const runs: ExtractionRun[] = [];
     const ex = createExtractor({
@@ -107,7 +54,7 @@ describe('issue 6: createExtractor against the scripted server', () => {
   });
 
   it('a fork that errors leaves the cursor; the next trigger re-sends those messages', async () => {
-    server = await startScriptedModelServer();
+    const server = await startServer();
     server.push({ error: { status: 400, message: 'kaputt' } });
     const memoryDir = await fresh('mem');
     const runs: ExtractionRun[] = [];
@@ -133,7 +80,7 @@ describe('issue 6: createExtractor against the scripted server', () => {
   });
 
   it('three triggers during one slow run give exactly one trailing run over the new messages', async () => {
-    server = await startScriptedModelServer();
+    const server = await startServer();
     server.push({ text: 'nothing to save', delayMs: 600 });
     const memoryDir = await fresh('mem');
     const runs: ExtractionRun[] = [];
@@ -160,7 +107,7 @@ describe('issue 6: createExtractor against the scripted server', () => {
   });
 
   it('the first fork request carries the manifest and the main prefix byte for byte', async () => {
-    server = await startScriptedModelServer();
+    const server = await startServer();
     const memoryDir = await fresh('mem');
     await writeFile(join(memoryDir, 'release-cadence.md'), TOPIC);
     await writeFile(
@@ -189,7 +136,7 @@ describe('issue 6: createExtractor against the scripted server', () => {
   });
 
   it('escapes and deletes are refused; a two-step save writes file + index line; "Saved 1 memory"', async () => {
-    server = await startScriptedModelServer();
+    const server = await startServer();
     const top = await fresh('proj');
     const memoryDir = join(top, 'memory');
     await mkdir(memoryDir);
@@ -259,7 +206,7 @@ Never call unwrap() in the daemon code.
   });
 
   it('a run that hits 5 turns stops and counts as a failure (cursor stays)', async () => {
-    server = await startScriptedModelServer({
+    const server = await startServer({
       fallback: { toolUse: [{ name: 'list', input: { path: '.' } }] },
     });
     const memoryDir = await fresh('mem');
@@ -278,7 +225,7 @@ Never call unwrap() in the daemon code.
   });
 
   it('two extractors in one process keep separate cursors; drain is bounded', async () => {
-    server = await startScriptedModelServer();
+    const server = await startServer();
     const a = createExtractor({ memoryDir: await fresh('a'), model: scriptedModel(server) });
     const b = createExtractor({ memoryDir: await fresh('b'), model: scriptedModel(server) });
     a.onTurnEnd(ctx(turn(1, 'alpha')));
@@ -296,7 +243,7 @@ Never call unwrap() in the daemon code.
   });
 
   it('the Anthropic memory tool writing /memories/... counts as a main-agent write', async () => {
-    server = await startScriptedModelServer();
+    const server = await startServer();
     const ex = createExtractor({ memoryDir: await fresh('mem'), model: scriptedModel(server) });
     const messages: Message[] = [
       msg('u1', 'user', 'remember: heron config lives in /etc/heron.toml'),
@@ -333,7 +280,7 @@ Never call unwrap() in the daemon code.
   });
 
   it('two topic files in one run: "Saved 2 memories", the index not counted', async () => {
-    server = await startScriptedModelServer();
+    const server = await startServer();
     const memoryDir = await fresh('mem');
     const topic = (n: string) => `---\nname: ${n}\ndescription: ${n} rule\ntype: user\n---\n${n}\n`;
     server.push(
@@ -361,7 +308,7 @@ Never call unwrap() in the daemon code.
   });
 
   it('the throttle runs every N completed turns (default 1)', async () => {
-    server = await startScriptedModelServer();
+    const server = await startServer();
     const ex = createExtractor({
       memoryDir: await fresh('mem'),
       model: scriptedModel(server),
@@ -378,7 +325,7 @@ Never call unwrap() in the daemon code.
   });
 
   it('a turn that is not complete (assistant asked for a tool) does not trigger', async () => {
-    server = await startScriptedModelServer();
+    const server = await startServer();
     const ex = createExtractor({ memoryDir: await fresh('mem'), model: scriptedModel(server) });
     const pending: Message[] = [
       msg('u1', 'user', 'check the build'),
@@ -391,206 +338,5 @@ Never call unwrap() in the daemon code.
     expect(ex.onTurnEnd(ctx(pending)).status).toBe('ignored');
     await ex.drain(1_000);
     expect(server.requests.length).toBe(0);
-  });
-});
-
-/** A Claude Code transcript: a user line, an assistant reply, then another exchange. */
-function claudeTranscript(cwd: string): string {
-  const env = {
-    isSidechain: false,
-    userType: 'external',
-    cwd,
-    sessionId: 's-heron',
-    version: '2.1.39',
-  };
-  const lines = [
-    {
-      ...env,
-      type: 'user',
-      parentUuid: null,
-      uuid: '11111111-1111-4111-8111-111111111111',
-      timestamp: '2026-11-20T09:00:00.000Z',
-      message: { role: 'user', content: 'Wie bauen wir heron?' },
-    },
-    {
-      ...env,
-      type: 'assistant',
-      parentUuid: '11111111-1111-4111-8111-111111111111',
-      uuid: '22222222-2222-4222-8222-222222222222',
-      timestamp: '2026-11-20T09:00:05.000Z',
-      message: {
-        id: 'msg_1',
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-x',
-        content: [{ type: 'text', text: 'Mit cargo build --release.' }],
-        stop_reason: 'end_turn',
-        usage: { input_tokens: 5, output_tokens: 5 },
-      },
-    },
-    {
-      ...env,
-      type: 'user',
-      parentUuid: '22222222-2222-4222-8222-222222222222',
-      uuid: '33333333-3333-4333-8333-333333333333',
-      timestamp: '2026-11-20T09:01:00.000Z',
-      message: {
-        role: 'user',
-        content: 'Never call unwrap() in the daemon; a panic kills telemetry.',
-      },
-    },
-    {
-      ...env,
-      type: 'assistant',
-      parentUuid: '33333333-3333-4333-8333-333333333333',
-      uuid: '44444444-4444-4444-8444-444444444444',
-      timestamp: '2026-11-20T09:01:05.000Z',
-      message: {
-        id: 'msg_2',
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-x',
-        content: [{ type: 'text', text: 'Understood.' }],
-        stop_reason: 'end_turn',
-        usage: { input_tokens: 5, output_tokens: 5 },
-      },
-    },
-  ];
-  return `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`;
-}
-
-const SAVE_STEPS = [
-  {
-    toolUse: [
-      {
-        name: 'write',
-        input: {
-          path: 'no-unwrap.md',
-          content:
-            '---\nname: no unwrap\ndescription: never unwrap() in the daemon\ntype: feedback\n---\nNo unwrap().\n\n**Why:** panics kill telemetry.\n**How to apply:** use ?.\n',
-        },
-      },
-      {
-        name: 'write',
-        input: { path: 'MEMORY.md', content: '- [No unwrap](no-unwrap.md) — use ?\n' },
-      },
-    ],
-  },
-  { text: 'saved' },
-];
-
-describe('issue 6: engram extract (child process)', () => {
-  it('a Claude Code transcript: prints "Saved 1 memory" and the cursor; --since narrows', async () => {
-    server = await startScriptedModelServer();
-    const home = await fresh('home');
-    const project = await fresh('project');
-    const memoryDir = join(home, 'mem');
-    const file = join(home, 'session.jsonl');
-    await writeFile(file, claudeTranscript(project));
-    // The fork writes with engram's file tools unless the transcript names others.
-    server.push(...SAVE_STEPS);
-    const env = cliEnv(home, { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'k' });
-    const r = await node([CLI, 'extract', '--transcript', file, '--dir', memoryDir], env, project);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/Saved 1 memory\b/);
-    expect(r.stdout).toContain('no-unwrap.md');
-    expect(await readFile(join(memoryDir, 'MEMORY.md'), 'utf8')).toContain('no-unwrap.md');
-    const body = server.requests[0]?.body;
-    expect(JSON.stringify(body.messages)).toContain('Never call unwrap()');
-
-    // --since the second message: only the two after it are new.
-    const j = await node(
-      [
-        CLI,
-        'extract',
-        '--transcript',
-        file,
-        '--since',
-        '22222222-2222-4222-8222-222222222222',
-        '--dir',
-        memoryDir,
-        '--json',
-      ],
-      env,
-      project,
-    );
-    expect(j.code, j.stderr).toBe(0);
-    const out = JSON.parse(j.stdout);
-    expect(out.newMessageCount).toBe(2);
-    expect(out.status).toBe('nothing_saved');
-    expect(lastUserText(server.requests.at(-1)?.body)).toMatch(/last ~2 messages/);
-  });
-
-  it('a plain JSON message file works too (OpenAI-compatible endpoint)', async () => {
-    server = await startScriptedModelServer();
-    server.push(...SAVE_STEPS);
-    const home = await fresh('home');
-    const file = join(home, 'chat.json');
-    await writeFile(
-      file,
-      JSON.stringify([
-        msg('p1', 'user', 'Never call unwrap() in the daemon.'),
-        msg('p2', 'assistant', 'OK.'),
-      ]),
-    );
-    const env = cliEnv(home, {
-      OPENAI_BASE_URL: `${server.url}/v1`,
-      ENGRAM_MODEL: 'openai:local-qwen',
-    });
-    const r = await node(
-      [CLI, 'extract', '--transcript', file, '--dir', join(home, 'mem'), '--json'],
-      env,
-      home,
-    );
-    expect(r.code, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout);
-    expect(out.status).toBe('saved');
-    expect(out.saved).toEqual(['no-unwrap.md']);
-    expect(out.notice).toMatch(/^Saved 1 memory/);
-    expect(server.requests[0]?.api).toBe('openai');
-  });
-
-  it('without a model: explains how to configure one and exits non-zero', async () => {
-    const home = await fresh('home');
-    const file = join(home, 'chat.json');
-    await writeFile(
-      file,
-      JSON.stringify([msg('p1', 'user', 'hi'), msg('p2', 'assistant', 'hello')]),
-    );
-    const r = await node(
-      [CLI, 'extract', '--transcript', file, '--dir', join(home, 'mem')],
-      cliEnv(home, {}),
-      home,
-    );
-    expect(r.code).not.toBe(0);
-    expect(r.stderr).toMatch(/ANTHROPIC_API_KEY/);
-  });
-});
-
-describe('issue 6: the write-gate eval', () => {
-  it('npm run eval:extract exists and, without a model, reports "skipped: no model"', async () => {
-    const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8'));
-    expect(pkg.scripts['eval:extract']).toContain('eval/extract');
-    const home = await fresh('home');
-    const r = await node([EVAL], cliEnv(home, {}), home);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout + r.stderr).toMatch(/skipped: no model/);
-  });
-
-  it('pointed at a model (scripted: saves nothing), it scores every case and fails the ones needing a save', async () => {
-    server = await startScriptedModelServer();
-    const home = await fresh('home');
-    const env = cliEnv(home, { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: 'k' });
-    const r = await node([EVAL, '--json'], env, home);
-    expect(r.code).toBe(1);
-    expect(server.requests.length).toBeGreaterThanOrEqual(4);
-    const text = r.stdout;
-    for (const id of [
-      'pr-list-snapshot',
-      'derivable-tooling',
-      'correction-feedback',
-      'quiet-confirmation',
-    ])
-      expect(text).toContain(id);
   });
 });
