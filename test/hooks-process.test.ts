@@ -13,8 +13,7 @@ const SESSION = '7f3c2a10-5b8e-4d21-9c4f-2e6a8b1d0c33';
 
 /** Run the built binary the way Claude Code does: JSON on stdin, JSON expected on stdout. */
 function hook(args: string[], stdin: string, env: NodeJS.ProcessEnv, cwd: string) {
-  return new Promise<{ code: number; stdout: string; stderr: string; ms: number }>((done) => {
-    const started = performance.now();
+  return new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
     const child = execFile(
       process.execPath,
       [MAIN, 'hook', ...args],
@@ -24,7 +23,6 @@ function hook(args: string[], stdin: string, env: NodeJS.ProcessEnv, cwd: string
           code: error ? Number(error.code ?? 1) : 0,
           stdout,
           stderr,
-          ms: performance.now() - started,
         });
       },
     );

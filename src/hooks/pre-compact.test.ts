@@ -30,7 +30,6 @@ describe('pre-compact hook', () => {
       `${JSON.stringify({ type: 'user', uuid: 'u1', parentUuid: null, sessionId: 's-slow', message: { role: 'user', content: 'tidy the ledger' } })}\n`,
     );
     const environment = { cwd: root, homedir: root, env: { ENGRAM_HOME: join(root, 'home') } };
-    const started = Date.now();
     const out = await preCompactHook(
       { sessionId: 's-slow', transcriptPath: transcript, cwd: root, raw: {} },
       {
@@ -41,7 +40,6 @@ describe('pre-compact hook', () => {
       },
     );
     expect(out).toEqual({});
-    expect(Date.now() - started).toBeLessThan(4_000);
     const files = await readdir(join(root, 'home', 'session-memory', 's-slow'));
     expect(files).not.toContain('update-running.json');
   });

@@ -330,7 +330,6 @@ for (const api of ['anthropic', 'openai'] as const) {
         controller.abort();
         return { delayMs: 20_000, text: 'late' };
       });
-      const started = Date.now();
       const result = await runForkedAgent({
         model: scriptedModel(server, api),
         prefix,
@@ -343,7 +342,6 @@ for (const api of ['anthropic', 'openai'] as const) {
       expect(result.status).toBe('aborted');
       expect(result.error?.code).toBe('aborted');
       expect(server.requests).toHaveLength(2);
-      expect(Date.now() - started).toBeLessThan(10_000);
     });
   });
 }

@@ -155,7 +155,8 @@ describe('offline ranker quality rules', () => {
     expect(backward).toEqual(forward);
   });
 
-  it('ranks 300 memories well under a millisecond per query once indexed', () => {
+  // Its speed is measured by `npm run bench`, against the filesystem floor in the same run.
+  it('one index answers 300 memories the same way on every query, warm or fresh', () => {
     const words = 'cache deploy lint test schema token budget retry queue index shard merge'.split(
       ' ',
     );
@@ -170,12 +171,11 @@ describe('offline ranker quality rules', () => {
     );
     const ranker = createOfflineRanker(memories);
     const queries = words.map((w, i) => `how should I ${w} the ${words[(i + 5) % 12]} today?`);
-    for (const q of queries) ranker.rank(q, { nowMs: NOW }); // warm up
-    const started = performance.now();
-    const rounds = 20;
-    for (let r = 0; r < rounds; r++) for (const q of queries) ranker.rank(q, { nowMs: NOW });
-    const perQuery = (performance.now() - started) / (rounds * queries.length);
-    // The target is < 1 ms; the bound is loose so a loaded CI machine does not flake.
-    expect(perQuery).toBeLessThan(5);
+    const first = queries.map((q) => ranker.rank(q, { nowMs: NOW }));
+    for (let r = 0; r < 5; r++) {
+      expect(queries.map((q) => ranker.rank(q, { nowMs: NOW }))).toEqual(first);
+    }
+    expect(queries.map((q) => rankOffline(q, memories, { nowMs: NOW }))).toEqual(first);
+    expect(first.some((r) => r.length > 0)).toBe(true);
   });
 });

@@ -26,49 +26,58 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const ITERATION_MS = 250;
-const ITERATIONS = 16; // 4 s of simulated agent work: the 2 s selector lands mid-turn, with room
+const ITERATION_MS = 100;
+const MAX_ITERATIONS = 100; // a bound on the loop, not a time limit: the answer normally lands at ~8
 
-/** A simulated agent loop: each iteration polls the prefetch, then "works" for a fixed time. */
+/**
+ * A simulated agent loop: each iteration polls the prefetch, then "works". It runs until the
+ * memories arrive, then two more iterations, and records what each poll returned. How long a poll
+ * takes is the benchmark's business; here a poll must return a value, never a promise.
+ */
 async function agentTurn(poll: () => RecallResult | undefined) {
   const arrivals: number[] = [];
-  let slowestPollMs = 0;
-  const started = performance.now();
-  for (let i = 0; i < ITERATIONS; i++) {
-    const t = performance.now();
+  let thenables = 0;
+  let iterations = 0;
+  for (let i = 0; i < MAX_ITERATIONS && (arrivals.length === 0 || i <= arrivals[0]! + 2); i++) {
+    iterations++;
     const result = poll();
-    slowestPollMs = Math.max(slowestPollMs, performance.now() - t);
+    if (typeof (result as { then?: unknown } | undefined)?.then === 'function') thenables++;
     if (result) arrivals.push(i);
     await sleep(ITERATION_MS);
   }
-  return { turnMs: performance.now() - started, arrivals, slowestPollMs };
+  return { arrivals, thenables, iterations };
 }
 
 describe('startRecall', () => {
-  it('does not slow an agent loop down when the selector takes 2 s; memories arrive later', async () => {
-    server.push({
-      toolUse: [{ name: SELECT_TOOL_NAME, input: { files: ['migrations.md'] } }],
-      delayMs: 2_000,
+  it('never makes an agent loop wait for a slow selector; the memories arrive later, once', async () => {
+    let answeredBeforeRequest = false;
+    let handle: ReturnType<typeof startRecall> | undefined;
+    server.push(() => {
+      // The request has reached the model: nothing may have been handed out yet.
+      answeredBeforeRequest = handle?.settled === true;
+      return {
+        toolUse: [{ name: SELECT_TOOL_NAME, input: { files: ['migrations.md'] } }],
+        delayMs: 800,
+      };
     });
-    const handle = startRecall({
+    handle = startRecall({
       dir,
       query: 'run the database migrations',
       model: scriptedModel(server),
       now: NOW,
     });
+    const started = handle;
     let received: RecallResult | undefined;
     const turn = await agentTurn(() => {
-      const r = handle.poll();
+      const r = started.poll();
       if (r) received = r;
       return r;
     });
-    handle.dispose();
-    // The loop's own work is ITERATIONS × ITERATION_MS; the bound allows timer jitter on a loaded
-    // 2-core machine, never the selector's 2 s.
-    expect(turn.turnMs - ITERATIONS * ITERATION_MS).toBeLessThan(500);
-    expect(turn.slowestPollMs).toBeLessThan(50);
+    started.dispose();
+    expect(turn.thenables).toBe(0); // poll hands out a value or nothing; it never awaits
+    expect(answeredBeforeRequest).toBe(false);
     expect(turn.arrivals).toHaveLength(1); // consumed once, never twice
-    expect(turn.arrivals[0]).toBeGreaterThanOrEqual(Math.floor(2_000 / ITERATION_MS));
+    expect(turn.arrivals[0]).toBeGreaterThan(0); // the first polls found nothing yet
     expect(received?.selected.map((m) => m.file)).toEqual(['migrations.md']);
     expect(received?.shape).toMatchObject({ selector: 'model', fallback: false });
   });
@@ -84,7 +93,6 @@ describe('startRecall', () => {
 
   it('cancels the selector call when disposed; nothing is handed out afterwards', async () => {
     server.push({ toolUse: [{ name: SELECT_TOOL_NAME, input: { files: [] } }], delayMs: 5_000 });
-    const started = performance.now();
     const handle = startRecall({
       dir,
       query: 'run the database migrations',
@@ -94,7 +102,6 @@ describe('startRecall', () => {
     await sleep(100);
     handle[Symbol.dispose](); // what `using` calls when the turn's scope ends
     await handle.done;
-    expect(performance.now() - started).toBeLessThan(3_000);
     expect(handle.poll()).toBeUndefined();
     expect(handle.error).toMatchObject({ code: 'aborted' });
   });

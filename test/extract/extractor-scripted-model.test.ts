@@ -234,9 +234,7 @@ Never call unwrap() in the daemon code.
     expect(b.state().cursor).toBeUndefined();
     server.push({ text: 'slow', delayMs: 5_000 });
     b.onTurnEnd(ctx(turn(7, 'beta')));
-    const t0 = Date.now();
     expect(await b.drain(150)).toBe(false);
-    expect(Date.now() - t0).toBeLessThan(2_000);
     b.abort();
     await b.drain(5_000);
     expect(b.state().cursor).toBeUndefined();

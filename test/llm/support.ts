@@ -187,7 +187,6 @@ export async function abortScenario(api: 'anthropic' | 'openai') {
   const model = scriptedModel(server, api);
   server.push({ text: 'tarde demais', delayMs: 20_000 });
   const controller = new AbortController();
-  const started = Date.now();
   setTimeout(() => controller.abort(), 100);
   const result = await runForkedAgent({
     model,
@@ -200,7 +199,6 @@ export async function abortScenario(api: 'anthropic' | 'openai') {
   });
   expect(result.status).toBe('aborted');
   expect(server.requests.length).toBe(1);
-  expect(Date.now() - started).toBeLessThan(5_000);
 }
 
 /** Starts this test's scripted model server; the `afterEach` hook above closes it. */

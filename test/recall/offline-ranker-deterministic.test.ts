@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { createOfflineRanker, rankOffline } from 'engram/recall';
 import { describe, expect, it } from 'vitest';
 
@@ -13,12 +12,14 @@ describe('the offline ranker stays fast, deterministic and allowed to say nothin
   }));
   const nowMs = Date.UTC(2030, 0, 2);
 
-  it('ranks 300 memories in under 1 ms per query once indexed', () => {
+  // How fast it ranks is measured by `npm run bench`, against the filesystem floor in the same run.
+  it('ranks 300 memories the same way on every call, from a cached index or a fresh one', () => {
     const queries = topics.map((t) => `when did the ${t} club meet near the shop`);
-    rankOffline(queries[0]!, memories, { nowMs }); // builds the index
-    const started = performance.now();
-    for (let i = 0; i < 200; i++) rankOffline(queries[i % queries.length]!, memories, { nowMs });
-    expect((performance.now() - started) / 200).toBeLessThan(1);
+    const first = queries.map((q) => rankOffline(q, memories, { nowMs }));
+    for (let i = 0; i < 50; i++) {
+      const q = i % queries.length;
+      expect(rankOffline(queries[q]!, memories, { nowMs })).toEqual(first[q]);
+    }
     const ranker = createOfflineRanker(memories);
     expect(rankOffline('violin club week 7', memories, { nowMs })).toEqual(
       ranker.rank('violin club week 7', { nowMs }),
