@@ -2,6 +2,7 @@
  * engram: memory for AI agents. The root entry re-exports each layer's public surface;
  * subpaths (`engram/memdir`, `engram/recall`, …) give one layer alone.
  */
+export * from './config/index.js';
 export * from './dream/index.js';
 export * from './extract/index.js';
 export * from './facade/index.js';

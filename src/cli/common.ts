@@ -1,13 +1,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { loadSettings, mergedSettings, projectRoot } from '../config/index.js';
 import { type ModelResolution, resolveModel } from '../llm/resolve-model.js';
-import {
-  loadSettings,
-  type MemoryDirResolution,
-  mergedSettings,
-  projectRoot,
-  resolveMemoryDir,
-} from '../memdir/index.js';
+import { type MemoryDirResolution, resolveMemoryDir } from '../memdir/index.js';
 import { EngramError } from '../util/errors.js';
 import type { CliIo } from './io.js';
 

@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import type { EngramEnvironment } from '../memdir/index.js';
+import type { EngramEnvironment } from '../config/index.js';
 
 /** Everything a command touches outside the library, passed in so commands run in-process in tests. */
 export interface CliIo extends EngramEnvironment {

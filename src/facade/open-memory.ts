@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
+import { type EngramEnvironment, projectRoot } from '../config/index.js';
 import {
   createDreamer,
   type DreamOutcome,
@@ -11,13 +12,7 @@ import { createExtractor, type ExtractionRun, type SavedNotice } from '../extrac
 import { loadInstructions } from '../instructions/index.js';
 import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import type { ConversationPrefix, LanguageModel, Message } from '../llm/types.js';
-import {
-  type EngramEnvironment,
-  loadIndex,
-  memoryGuidance,
-  projectRoot,
-  resolveMemoryDir,
-} from '../memdir/index.js';
+import { loadIndex, memoryGuidance, resolveMemoryDir } from '../memdir/index.js';
 import { type RecallHandle, type RecallResult, startRecall } from '../recall/index.js';
 import type { SessionCompaction } from '../session/compact-session.js';
 import { createSessionNotes } from '../session/session-notes.js';

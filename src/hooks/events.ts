@@ -2,8 +2,10 @@
  * Session start, prompt submit and pre-compact: read the hook input, call the library, return the
  * JSON Claude Code expects. No policy here beyond fitting Claude Code's limits.
  */
+
+import type { EngramEnvironment } from '../config/index.js';
 import type { LanguageModel } from '../llm/types.js';
-import { type EngramEnvironment, loadIndex, memoryGuidance } from '../memdir/index.js';
+import { loadIndex, memoryGuidance } from '../memdir/index.js';
 import { recall } from '../recall/index.js';
 import { readSessionNotes } from '../session/read-notes.js';
 import { updateSessionNotes } from '../session/update-notes.js';

@@ -4,7 +4,7 @@
  */
 import { chmod, mkdir, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { EngramEnvironment } from '../memdir/index.js';
+import type { EngramEnvironment } from '../config/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { EngramError, errnoCode } from '../util/errors.js';
 import { HOOK_EVENTS, type HookCommandName, type HookEventName } from './input.js';

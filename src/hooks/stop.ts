@@ -5,6 +5,7 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { engramHome, sanitizeProjectPath } from '../config/index.js';
 import {
   createDreamer,
   type DreamOutcome,
@@ -14,8 +15,6 @@ import {
 import { createExtractor, type ExtractionRun, fitToContext } from '../extract/index.js';
 import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import type { Message } from '../llm/types.js';
-import { sanitizeProjectPath } from '../memdir/git-root.js';
-import { engramHome } from '../memdir/settings.js';
 import { checkSessionId } from '../session/session-store.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errnoCode } from '../util/errors.js';

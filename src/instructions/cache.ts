@@ -5,8 +5,8 @@
  */
 
 import { resolve } from 'node:path';
-import type { EngramEnvironment } from '../memdir/settings.js';
-import { defaultEnvironment, engramHome, managedDir } from '../memdir/settings.js';
+import type { EngramEnvironment } from '../config/index.js';
+import { defaultEnvironment, engramHome, managedDir } from '../config/index.js';
 import { readInstructions } from './load-instructions.js';
 import type {
   InstructionsLoadReason,

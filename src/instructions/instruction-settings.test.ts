@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SettingsFile } from '../memdir/settings.js';
+import type { SettingsFile } from '../config/index.js';
 import { DEFAULT_INSTRUCTION_FILES } from './constants.js';
 import { resolveInstructionSettings } from './instruction-settings.js';
 

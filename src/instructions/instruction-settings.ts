@@ -4,7 +4,7 @@
  * repository's committed settings must not be able to widen what its own files may include.
  */
 import { isAbsolute, join, normalize } from 'node:path';
-import type { SettingsFile } from '../memdir/settings.js';
+import type { SettingsFile } from '../config/index.js';
 import {
   ALLOW_EXTERNAL_INCLUDES_KEY,
   CLAUDE_MD_EXCLUDES_KEY,

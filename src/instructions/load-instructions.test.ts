@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { EngramEnvironment } from '../memdir/settings.js';
+import type { EngramEnvironment } from '../config/index.js';
 import {
   clearInstructionsCache,
   type InstructionsResult,

@@ -5,15 +5,16 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, parse, resolve } from 'node:path';
-import { findGitLocation, type GitLocation } from '../memdir/git-root.js';
 import {
   type EngramEnvironment,
   engramHome,
+  findGitLocation,
+  type GitLocation,
   managedDir,
   readSettingsFile,
   type SettingsFile,
   settingsPaths,
-} from '../memdir/settings.js';
+} from '../config/index.js';
 import { RULES_DIR_ENTRY } from './constants.js';
 import { type Access, homeScopeFor } from './include-access.js';
 import { isInside } from './include-path.js';

@@ -1,4 +1,4 @@
-import type { EngramEnvironment } from '../memdir/settings.js';
+import type { EngramEnvironment } from '../config/index.js';
 
 /**
  * Who wrote a file, lowest priority first: an administrator (`managed`), the user for every

@@ -2,12 +2,11 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { type EngramEnvironment, sanitizeProjectPath } from '../config/index.js';
 import {
   canWriteWithoutPrompt,
   defaultMemoryDir,
-  type EngramEnvironment,
   resolveMemoryDir,
-  sanitizeProjectPath,
   validateMemoryPath,
 } from './index.js';
 

@@ -1,7 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { EngramError } from '../util/errors.js';
-import { sanitizeProjectPath } from './git-root.js';
+import { sanitizeProjectPath } from '../config/git-root.js';
 import {
   defaultEnvironment,
   type EngramEnvironment,
@@ -9,7 +8,8 @@ import {
   loadSettings,
   projectRoot,
   type SettingsFile,
-} from './settings.js';
+} from '../config/index.js';
+import { EngramError } from '../util/errors.js';
 import { validateMemoryPath } from './validate-path.js';
 
 export type MemoryDirSource = 'env' | 'policy' | 'flag' | 'local' | 'user' | 'default';

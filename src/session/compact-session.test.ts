@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { EngramEnvironment } from '../config/index.js';
 import { estimateMessagesTokens } from '../llm/tokens.js';
 import type { Message } from '../llm/types.js';
-import type { EngramEnvironment } from '../memdir/index.js';
 import {
   type ScriptedModelServer,
   scriptedModel,

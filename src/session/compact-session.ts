@@ -4,11 +4,11 @@
  * truncation. The decision and its reasons are part of the result so a host can show them.
  */
 
+import type { EngramEnvironment } from '../config/index.js';
 import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import { runForkedAgent } from '../llm/forked-agent.js';
 import { estimateMessagesTokens } from '../llm/tokens.js';
 import type { LanguageModel, Message, TextBlock, ToolDefinition } from '../llm/types.js';
-import type { EngramEnvironment } from '../memdir/index.js';
 import {
   type CompactionResult,
   compactByTruncation,

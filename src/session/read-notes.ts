@@ -1,5 +1,5 @@
 /** Read a session's notes with what a person or host needs to judge them. */
-import type { EngramEnvironment } from '../memdir/index.js';
+import type { EngramEnvironment } from '../config/index.js';
 import { DEFAULT_NOTES_LIMITS, measureNotes, type NotesSizeReport } from './notes-checks.js';
 import { isTemplateOnly } from './notes-structure.js';
 import {

@@ -3,6 +3,8 @@
  * once; the update runs in the background), `compact` when the context is full, `away` when the
  * user comes back. Background failures are reported through `onUpdate`, never thrown at the host.
  */
+
+import type { EngramEnvironment } from '../config/index.js';
 import type {
   ConversationPrefix,
   LanguageModel,
@@ -11,7 +13,6 @@ import type {
   ToolDefinition,
   ToolImplementation,
 } from '../llm/types.js';
-import type { EngramEnvironment } from '../memdir/index.js';
 import { EngramError } from '../util/errors.js';
 import { awaySummary } from './away-summary.js';
 import { compactSession, type SessionCompaction } from './compact-session.js';

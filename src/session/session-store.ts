@@ -5,8 +5,8 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { EngramEnvironment } from '../memdir/index.js';
-import { engramHome, projectRoot } from '../memdir/settings.js';
+import type { EngramEnvironment } from '../config/index.js';
+import { engramHome, projectRoot } from '../config/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { EngramError, errnoCode } from '../util/errors.js';
 import { parseTemplate } from './notes-structure.js';

@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { EngramEnvironment } from '../config/index.js';
 import type { ConversationPrefix, Message } from '../llm/types.js';
-import type { EngramEnvironment } from '../memdir/index.js';
 import {
   type ScriptedModelServer,
   scriptedModel,

@@ -4,12 +4,13 @@
  * the structure, flag self-references and advance the cursor. Runs after a host's turn; errors
  * become an outcome, never an exception into the host's main path.
  */
+
+import type { EngramEnvironment } from '../config/index.js';
 import { createFileTools, FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import { runForkedAgent } from '../llm/forked-agent.js';
 import { singleFileSandbox } from '../llm/sandbox.js';
 import type { UsageAnchor } from '../llm/tokens.js';
 import type { ConversationPrefix, LanguageModel, ToolImplementation, Usage } from '../llm/types.js';
-import type { EngramEnvironment } from '../memdir/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import {
   DEFAULT_NOTES_LIMITS,

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { loadSettings, mergedSettings } from '../../config/index.js';
 import {
   claudeCodeTranscriptDir,
   combineSessionListers,
@@ -15,7 +16,6 @@ import {
   transcriptDirectoryLister,
 } from '../../dream/index.js';
 import type { resolveModel } from '../../llm/resolve-model.js';
-import { loadSettings, mergedSettings } from '../../memdir/index.js';
 import { sessionMemoryRoot } from '../../session/session-store.js';
 import { EngramError } from '../../util/errors.js';
 import {

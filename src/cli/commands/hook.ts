@@ -5,6 +5,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { engramHome, loadSettings, mergedSettings } from '../../config/index.js';
 import {
   claudeSettingsPath,
   DEFAULT_RECALL_BUDGET_MS,
@@ -23,7 +24,6 @@ import {
   uninstallHooks,
   userPromptSubmitHook,
 } from '../../hooks/index.js';
-import { engramHome, loadSettings, mergedSettings } from '../../memdir/index.js';
 import { EngramError } from '../../util/errors.js';
 import {
   CliExit,

@@ -1,0 +1,22 @@
+/**
+ * Configuration: where engram runs (cwd, env, home), `ENGRAM_HOME`, the managed folder, the git root a
+ * project is keyed by, and the settings files in priority order. Below storage: memdir, instructions,
+ * hooks, session and the CLI all read it; it reads nothing of theirs.
+ */
+export {
+  checkoutRoot,
+  defaultEnvironment,
+  type EngramEnvironment,
+  engramHome,
+  managedDir,
+  projectRoot,
+} from './environment.js';
+export { findGitLocation, type GitLocation, sanitizeProjectPath } from './git-root.js';
+export {
+  loadSettings,
+  mergedSettings,
+  readSettingsFile,
+  type SettingsFile,
+  type SettingsSource,
+  settingsPaths,
+} from './settings.js';
