@@ -86,7 +86,7 @@ describe('maybeDream gates, in cost order', () => {
   it('time open, too few sessions: a second call within 10 min does not scan again', async () => {
     const { memoryDir, lister } = setup(3);
     let now = Date.now();
-    const d = dreamer(memoryDir, lister, { now: () => now });
+    const d = dreamer(memoryDir, lister, { clock: { now: () => now, sleep: async () => {} } });
     expect(await d.maybeDream()).toMatchObject({
       kind: 'stopped',
       gate: 'sessions',
@@ -100,7 +100,7 @@ describe('maybeDream gates, in cost order', () => {
     expect(await d.maybeDream()).toMatchObject({ kind: 'stopped', gate: 'sessions' });
     expect(lister.calls).toBe(2);
     // The throttle lives on the instance: a second dreamer has its own.
-    const other = dreamer(memoryDir, lister, { now: () => now });
+    const other = dreamer(memoryDir, lister, { clock: { now: () => now, sleep: async () => {} } });
     await other.maybeDream();
     expect(lister.calls).toBe(3);
     expect(server.requests).toHaveLength(0);
@@ -111,7 +111,10 @@ describe('maybeDream gates, in cost order', () => {
     const throttleFile = join(root, 'state', 'dream-scan');
     let now = Date.now();
     const perTurn = () =>
-      dreamer(memoryDir, lister, { now: () => now, scanThrottle: fileScanThrottle(throttleFile) });
+      dreamer(memoryDir, lister, {
+        clock: { now: () => now, sleep: async () => {} },
+        scanThrottle: fileScanThrottle(throttleFile),
+      });
     expect(await perTurn().maybeDream()).toMatchObject({ kind: 'stopped', gate: 'sessions' });
     expect(lister.calls).toBe(1);
     now += 9 * MIN;

@@ -1,4 +1,5 @@
 import type { ConversationPrefix, LanguageModel } from '../llm/types.js';
+import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { EngramError, isEngramError } from '../util/errors.js';
 import { isProcessAlive } from '../util/file-lock.js';
 import {
@@ -35,7 +36,9 @@ export interface DreamerOptions {
   /** Memory as a whole, and consolidation, may be switched off (default on). */
   memoryEnabled?: boolean;
   dreamEnabled?: boolean;
-  now?: () => number;
+  clock?: Clock;
+  /** @deprecated pass `clock`. */
+  now?: LegacyNow;
   pid?: number;
   isProcessAlive?: (pid: number) => boolean;
   /**
@@ -113,7 +116,8 @@ export interface Dreamer {
  */
 export function createDreamer(options: DreamerOptions): Dreamer {
   const config: DreamConfig = { ...DEFAULT_DREAM_CONFIG, ...options.config };
-  const now = options.now ?? Date.now;
+  const clock = resolveClock(options);
+  const now = () => clock.now();
   const alive = options.isProcessAlive ?? isProcessAlive;
   const scans = options.scanThrottle ?? memoryScanThrottle();
 
@@ -187,7 +191,7 @@ export function createDreamer(options: DreamerOptions): Dreamer {
         return { kind: 'stopped', gate: passed.stop.gate, reason: passed.stop.reason, gates };
       const { lastAt, sessions } = passed;
       const acquired = await tryAcquireConsolidationLock(options.memoryDir, {
-        now,
+        clock,
         isProcessAlive: alive,
         staleMs: config.lockStaleMs,
         expectedMtimeMs: lastAt,
@@ -222,7 +226,7 @@ export function createDreamer(options: DreamerOptions): Dreamer {
         memoryDir: options.memoryDir,
         sessions,
         maxTurns: config.maxTurns,
-        now,
+        clock,
         ...(ctx.prefix ? { prefix: ctx.prefix } : {}),
         signal,
         ...(ctx.onProgress ? { onProgress: ctx.onProgress } : {}),
@@ -236,7 +240,7 @@ export function createDreamer(options: DreamerOptions): Dreamer {
     // index comes last, so committing would leave a half-done directory for 24 h. Its edits stay
     // on disk, so the retry resumes with less left to do (issue: "failure or abort rolls back").
     if (run.status === 'completed') {
-      await completeConsolidationLock(lock, { now });
+      await completeConsolidationLock(lock, { clock });
       return { kind: 'ran', gates, sessions, lock: 'committed', run };
     }
     await rollbackConsolidationLock(lock);

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { link, mkdir, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { EngramError, errnoCode, isEngramError } from '../util/errors.js';
 import { isProcessAlive, withFileLock } from '../util/file-lock.js';
 import { DEFAULT_DREAM_CONFIG, decideLock, type GateDecision, type LockState } from './gates.js';
@@ -51,8 +52,8 @@ export interface LockOptions {
   /** Our PID (default `process.pid`). */
   pid?: number;
   isProcessAlive?: (pid: number) => boolean;
-  /** Clock for the mtime we write (default `Date.now`). */
-  now?: () => number;
+  /** Clock for the mtime we write (default the system clock). */
+  clock?: Clock;
   staleMs?: number;
   /** The mtime the time gate saw; the lock is refused if it changed since (see `decideLock`). */
   expectedMtimeMs?: number;
@@ -82,7 +83,7 @@ export async function tryAcquireConsolidationLock(
   options: LockOptions = {},
 ): Promise<LockAcquisition> {
   const pid = options.pid ?? process.pid;
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
   const alive = options.isProcessAlive ?? isProcessAlive;
   const path = consolidationLockPath(memoryDir);
   await mkdir(memoryDir, { recursive: true, mode: 0o700 });
@@ -93,7 +94,7 @@ export async function tryAcquireConsolidationLock(
         const state = await readLockState(memoryDir);
         const decision = decideLock({
           state,
-          nowMs: now(),
+          nowMs: clock.now(),
           staleMs: options.staleMs ?? DEFAULT_DREAM_CONFIG.lockStaleMs,
           holderAlive: state.holderPid !== undefined && alive(state.holderPid),
           expectedMtimeMs: options.expectedMtimeMs,
@@ -101,7 +102,7 @@ export async function tryAcquireConsolidationLock(
         if (decision.kind === 'stop') return { acquired: false, reason: decision.reason };
         const priorLink = state.exists ? await keepPriorInode(path, pid) : undefined;
         await writeFileAtomic(path, String(pid), { mode: 0o600 });
-        await setMtime(path, now());
+        await setMtime(path, clock.now());
         if (parsePid(await readFile(path, 'utf8')) !== pid) {
           if (priorLink) await rm(priorLink, { force: true });
           return { acquired: false, reason: 'another process took the lock at the same moment' };
@@ -151,11 +152,11 @@ async function keepPriorInode(path: string, pid: number): Promise<string | undef
  */
 export async function completeConsolidationLock(
   lock: HeldLock,
-  options: { now?: () => number } = {},
+  options: { clock?: Clock } = {},
 ): Promise<void> {
   const path = consolidationLockPath(lock.memoryDir);
   await writeFileAtomic(path, '', { mode: 0o600 });
-  await setMtime(path, (options.now ?? Date.now)());
+  await setMtime(path, (options.clock ?? systemClock).now());
   if (lock.priorLink) await rm(lock.priorLink, { force: true });
 }
 

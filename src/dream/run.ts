@@ -1,6 +1,7 @@
 import { type ForkedAgentResult, runForkedAgent } from '../llm/forked-agent.js';
 import type { ConversationPrefix, LanguageModel, Usage } from '../llm/types.js';
 import { auditMemoryDir, formatManifest, readIndexRaw, scanMemories } from '../memdir/index.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import type { EngramError } from '../util/errors.js';
 import { DEFAULT_DREAM_CONFIG, type SessionRef } from './gates.js';
 import { compareAudits, type DreamInvariants } from './invariants.js';
@@ -22,7 +23,7 @@ export interface RunDreamOptions {
   maxTurns?: number;
   maxTokens?: number;
   /** Today's date for the prompt (relative dates become absolute ones). */
-  now?: () => number;
+  clock?: Clock;
   onProgress?: (progress: DreamProgress) => void;
 }
 
@@ -51,7 +52,7 @@ export async function runDream(options: RunDreamOptions): Promise<DreamRunResult
   const prompt = buildDreamPrompt({
     memoryDir,
     sessions,
-    now: new Date((options.now ?? Date.now)()),
+    now: new Date((options.clock ?? systemClock).now()),
     manifest: formatManifest(scan.memories),
     manifestOmitted: scan.dropped,
   });

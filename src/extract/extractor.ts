@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { runForkedAgent } from '../llm/forked-agent.js';
 import { formatManifest } from '../memdir/manifest.js';
 import { scanMemories } from '../memdir/scan.js';
+import { resolveClock } from '../util/clock.js';
 import { EngramError, isEngramError } from '../util/errors.js';
 import {
   defaultForkTools,
@@ -151,7 +152,7 @@ export function createExtractor(options: ExtractorOptions): Extractor {
           scan.dropped > 0
             ? `${formatManifest(scan.memories)}\n(${scan.dropped} older memories are not listed.)`
             : formatManifest(scan.memories),
-        today: localDate(options.now?.() ?? new Date()),
+        today: localDate(new Date(resolveClock(options).now())),
         memoryTool: context.tools.some((t) => t.name === 'memory'),
       });
       const result = await runForkedAgent({

@@ -1,5 +1,6 @@
 import type { ForkedAgentResult, ForkToolCall } from '../llm/forked-agent.js';
 import type { ConversationPrefix, LanguageModel, ToolImplementation, Usage } from '../llm/types.js';
+import type { Clock, LegacyNow } from '../util/clock.js';
 import type { EngramError } from '../util/errors.js';
 
 /**
@@ -34,7 +35,9 @@ export interface ExtractorOptions {
   /** Id of the last message already considered (restored state); default: none. */
   cursor?: string;
   /** Clock for "today" in the instruction (relative dates become absolute). */
-  now?: () => Date;
+  clock?: Clock;
+  /** @deprecated pass `clock`. */
+  now?: LegacyNow;
   /** Called after a run that wrote topic files, with the notice to show the user. */
   onSaved?: (notice: SavedNotice) => void;
   /** Called for every decided trigger: skipped, failed or completed. */

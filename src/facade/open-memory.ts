@@ -18,6 +18,7 @@ import type { SessionCompaction } from '../session/compact-session.js';
 import { createSessionNotes } from '../session/session-notes.js';
 import { sessionMemoryRoot } from '../session/session-store.js';
 import type { NotesUpdateOutcome } from '../session/update-notes.js';
+import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { indexPromptSection } from './prompts.js';
 
 export interface OpenMemoryOptions {
@@ -46,7 +47,9 @@ export interface OpenMemoryOptions {
   sessions?: SessionLister;
   /** Include AGENTS.md / CLAUDE.md instruction files in the system prompt (default true). */
   instructions?: boolean;
-  now?: () => Date;
+  clock?: Clock;
+  /** @deprecated pass `clock`. */
+  now?: LegacyNow;
   /** Where background outcomes are reported (saved memories, skipped runs, failures). */
   onEvent?: (event: MemoryEvent) => void;
 }
@@ -112,7 +115,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<Memory> {
     : resolveMemoryDir(environment).path;
   const sessionId = options.sessionId ?? randomUUID();
   const model = options.model;
-  const now = options.now ?? (() => new Date());
+  const clock = resolveClock(options);
   const emit = (event: MemoryEvent) => {
     try {
       options.onEvent?.(event);
@@ -126,7 +129,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<Memory> {
     ? createExtractor({
         memoryDir,
         model: model!,
-        now,
+        clock,
         onRun: (run) => emit({ kind: 'extraction', run }),
         onSaved: (notice) => emit({ kind: 'saved', notice }),
       })
@@ -140,7 +143,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<Memory> {
           sessionFolderLister(sessionMemoryRoot(environment), {
             projectRoot: projectRoot(environment),
           }),
-        now: () => now().getTime(),
+        clock,
       })
     : undefined;
 
@@ -197,7 +200,7 @@ export async function openMemory(options: OpenMemoryOptions): Promise<Memory> {
         dir: memoryDir,
         query: userText,
         messages: history,
-        now: now(),
+        clock,
         ...(useModel ? { model } : {}),
       });
       recall = handle;

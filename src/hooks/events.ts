@@ -9,6 +9,7 @@ import { loadIndex, memoryGuidance } from '../memdir/index.js';
 import { recall } from '../recall/index.js';
 import { readSessionNotes } from '../session/read-notes.js';
 import { updateSessionNotes } from '../session/update-notes.js';
+import type { Clock } from '../util/clock.js';
 import { isEngramError } from '../util/errors.js';
 import type { HookInput } from './input.js';
 import {
@@ -27,7 +28,7 @@ export interface HookContext {
   memoryDir: string;
   /** Recall selector / extraction / notes model; absent = offline recall and no background work. */
   model?: LanguageModel;
-  now?: () => Date;
+  clock?: Clock;
   /** Time limit for the event's model work (pre-compact; recall has its own budget). */
   budgetMs?: number;
   /** Report a remark for people (stderr); stdout is reserved for the JSON. */
@@ -78,7 +79,7 @@ export async function userPromptSubmitHook(
       dir: ctx.memoryDir,
       query: input.prompt,
       messages: historyForRecall(transcript),
-      now: (ctx.now ?? (() => new Date()))(),
+      ...(ctx.clock ? { clock: ctx.clock } : {}),
       signal: AbortSignal.timeout(budgetMs),
       selectorTimeoutMs: Math.max(500, budgetMs - 1_000),
       limits: { maxBytes: HOOK_MEMORY_MAX_BYTES },

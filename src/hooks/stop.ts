@@ -17,6 +17,7 @@ import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import type { Message } from '../llm/types.js';
 import { checkSessionId } from '../session/session-store.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { systemClock } from '../util/clock.js';
 import { errnoCode } from '../util/errors.js';
 import { withFileLock } from '../util/file-lock.js';
 import type { HookContext } from './events.js';
@@ -89,13 +90,13 @@ export async function runStopExtraction(input: HookInput, ctx: HookContext): Pro
       const extractor = createExtractor({
         memoryDir: ctx.memoryDir,
         model,
-        ...(ctx.now ? { now: ctx.now } : {}),
+        ...(ctx.clock ? { clock: ctx.clock } : {}),
       });
       const run = await extractor.extractNow({ tools: FILE_TOOL_DEFINITIONS, messages });
       if (run.outcome !== 'failed' && run.cursorAfter !== undefined) {
         const next: StopCursor = {
           cursor: run.cursorAfter,
-          updatedAt: (ctx.now ?? (() => new Date()))().toISOString(),
+          updatedAt: new Date((ctx.clock ?? systemClock).now()).toISOString(),
           ...(input.transcriptPath ? { transcriptPath: input.transcriptPath } : {}),
         };
         await writeFileAtomic(path, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
@@ -126,7 +127,7 @@ export async function runStopConsolidation(
       join(engramHome(ctx.environment), 'hooks', 'dream-scan', sanitizeProjectPath(ctx.memoryDir)),
     ),
     ...(options.dreamEnabled === false ? { dreamEnabled: false } : {}),
-    ...(ctx.now ? { now: () => ctx.now!().getTime() } : {}),
+    ...(ctx.clock ? { clock: ctx.clock } : {}),
   });
   return dreamer.maybeDream(input.sessionId ? { currentSessionId: input.sessionId } : {});
 }

@@ -45,13 +45,13 @@ export function abortedError(cause?: unknown): ModelError {
 /** Parse a Retry-After header (seconds or an HTTP date) into milliseconds. */
 export function parseRetryAfter(
   value: string | null | undefined,
-  now = Date.now(),
+  nowMs: number,
 ): number | undefined {
   if (!value) return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
 export function isModelError(value: unknown): value is ModelError {

@@ -25,10 +25,10 @@ describe('retryDelayMs', () => {
   });
 
   it('parses Retry-After seconds and dates', () => {
-    expect(parseRetryAfter('2')).toBe(2000);
+    expect(parseRetryAfter('2', 0)).toBe(2000);
     expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6000);
-    expect(parseRetryAfter('soon')).toBeUndefined();
-    expect(parseRetryAfter(undefined)).toBeUndefined();
+    expect(parseRetryAfter('soon', 0)).toBeUndefined();
+    expect(parseRetryAfter(undefined, 0)).toBeUndefined();
   });
 });
 

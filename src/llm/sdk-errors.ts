@@ -8,6 +8,7 @@ export function classifySdkError(error: unknown, provider: string): ModelError {
     const headers = (error as { headers?: Headers }).headers;
     const retryAfter = parseRetryAfter(
       headers && typeof headers.get === 'function' ? headers.get('retry-after') : undefined,
+      Date.now(),
     );
     return new ModelError(`${provider} answered ${status}: ${error.message}`, {
       status,

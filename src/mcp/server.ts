@@ -3,6 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { LanguageModel } from '../llm/types.js';
 import { INDEX_FILE, loadIndex, MEMORY_TYPES, readMemory, scanMemories } from '../memdir/index.js';
+import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { MCP_SERVER_INSTRUCTIONS, MISSING_INPUT, TOOL_DESCRIPTIONS } from './prompts.js';
 import {
   auditTool,
@@ -20,7 +21,9 @@ export interface EngramMcpServerOptions {
   memoryDir: string;
   /** The recall selector; without one the offline ranker decides. */
   model?: LanguageModel;
-  now?: () => Date;
+  clock?: Clock;
+  /** @deprecated pass `clock`. */
+  now?: LegacyNow;
   /** Reported to clients. */
   version?: string;
 }
@@ -71,7 +74,7 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
   const ctx: MemoryToolsContext = {
     dir: options.memoryDir,
     ...(options.model ? { model: options.model } : {}),
-    ...(options.now ? { now: options.now } : {}),
+    ...(options.clock || options.now ? { clock: resolveClock(options) } : {}),
   };
   const server = new McpServer(
     { name: 'engram', version: options.version ?? '0.1.0' },

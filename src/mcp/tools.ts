@@ -17,13 +17,14 @@ import {
   scanMemories,
 } from '../memdir/index.js';
 import { recall } from '../recall/index.js';
+import type { Clock } from '../util/clock.js';
 import { EngramError, isEngramError } from '../util/errors.js';
 import { NOTHING_RECALLED } from './prompts.js';
 
 export interface MemoryToolsContext {
   dir: string;
   model?: LanguageModel;
-  now?: () => Date;
+  clock?: Clock;
 }
 
 export interface ToolText {
@@ -42,7 +43,7 @@ export async function recallTool(
     dir: ctx.dir,
     query: args.query,
     alreadySurfaced: args.already_surfaced ?? [],
-    now: (ctx.now ?? (() => new Date()))(),
+    ...(ctx.clock ? { clock: ctx.clock } : {}),
     ...(ctx.model ? { model: ctx.model } : {}),
   });
   const summary = {
@@ -143,7 +144,7 @@ export async function revokeTool(
   await revokeMemory(ctx.dir, file, {
     reason: args.reason,
     ...(replacement !== undefined ? { supersededBy: replacement } : {}),
-    now: (ctx.now ?? (() => new Date()))(),
+    ...(ctx.clock ? { clock: ctx.clock } : {}),
   });
   const replaced = replacement ? `, superseded by ${replacement}` : '';
   return {

@@ -1,7 +1,7 @@
 const DAY_MS = 86_400_000;
 
 /** Whole days between a file's mtime and now (never negative: clocks skew). Pure given `nowMs`. */
-export function memoryAgeDays(mtimeMs: number, nowMs: number = Date.now()): number {
+export function memoryAgeDays(mtimeMs: number, nowMs: number): number {
   return Math.max(0, Math.floor((nowMs - mtimeMs) / DAY_MS));
 }
 
@@ -26,11 +26,11 @@ export function stalenessWarning(days: number): string {
 }
 
 /** "today", "yesterday" or "N days ago" for a file's mtime: what a header shows. */
-export function memoryAge(mtimeMs: number, nowMs: number = Date.now()): string {
+export function memoryAge(mtimeMs: number, nowMs: number): string {
   return memoryAgeText(memoryAgeDays(mtimeMs, nowMs));
 }
 
 /** The staleness warning for a file's mtime ('' when it is at most a day old). */
-export function memoryFreshnessText(mtimeMs: number, nowMs: number = Date.now()): string {
+export function memoryFreshnessText(mtimeMs: number, nowMs: number): string {
   return stalenessWarning(memoryAgeDays(mtimeMs, nowMs));
 }

@@ -1,6 +1,7 @@
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, normalize } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { EngramError, errnoCode } from '../util/errors.js';
 import { INDEX_FILE } from './constants.js';
 import { parseFrontmatter, renderFrontmatter, stringField } from './frontmatter.js';
@@ -184,7 +185,10 @@ export async function removeMemory(
 export interface RevokeOptions {
   reason: string;
   supersededBy?: string;
-  now?: Date;
+  /** When it was revoked (default the system clock). */
+  clock?: Clock;
+  /** @deprecated pass `clock`. */
+  now?: LegacyNow;
 }
 
 /**
@@ -214,7 +218,7 @@ export async function revokeMemory(
   const data = parsed.found ? { ...parsed.data } : {};
   if (!stringField(data, 'name')) data.name = file.replace(/\.md$/, '');
   data.status = 'revoked';
-  data.revoked = (options.now ?? new Date()).toISOString().slice(0, 10);
+  data.revoked = new Date(resolveClock(options).now()).toISOString().slice(0, 10);
   data.reason = options.reason.replace(/\s+/g, ' ').trim();
   if (options.supersededBy !== undefined) data.superseded_by = options.supersededBy;
   await writeFileAtomic(

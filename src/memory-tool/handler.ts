@@ -4,6 +4,7 @@ import type { MemoryToolHandlers } from '@anthropic-ai/sdk/helpers/beta/memory';
 import { INDEX_FILE } from '../memdir/constants.js';
 import { listMemoryFiles, readMemory } from '../memdir/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { errnoCode } from '../util/errors.js';
 import {
   editSnippet,
@@ -30,7 +31,9 @@ export interface MemoryToolOptions {
   onDelete?: 'revoke' | 'remove';
   /** Reason written into a revocation made by `delete`. */
   deleteReason?: string;
-  now?: () => Date;
+  clock?: Clock;
+  /** @deprecated pass `clock`. */
+  now?: LegacyNow;
 }
 
 /** A refusal or failure the model should read; the SDK's tool runner turns it into `is_error`. */
@@ -60,7 +63,7 @@ export type MemoryToolTextHandlers = {
  */
 export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryToolTextHandlers {
   const root = options.memoryDir;
-  const now = options.now ?? (() => new Date());
+  const clock = resolveClock(options);
 
   async function target(path: unknown): Promise<Target> {
     const parsed = parseMemoryToolPath(path);
@@ -232,7 +235,7 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
       const kept = await revokeForDelete(
         root,
         { rel: t.rel, real: t.real, isDirectory: info.isDirectory() },
-        { reason: options.deleteReason ?? 'Deleted through the memory tool.', now: now() },
+        { reason: options.deleteReason ?? 'Deleted through the memory tool.', clock },
       );
       if (kept > 0) {
         return `Successfully deleted ${t.path} (${kept === 1 ? 'the memory is' : `${kept} memories are`} kept on disk marked revoked, so ${kept === 1 ? 'it is' : 'they are'} never recalled or learned again)`;

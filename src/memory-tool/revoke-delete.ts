@@ -1,6 +1,7 @@
 import { readdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { listMemoryFiles, readMemory, revokeMemory } from '../memdir/index.js';
+import type { Clock } from '../util/clock.js';
 import { isTopicFile } from './index-sync.js';
 
 /**
@@ -30,7 +31,7 @@ async function removePlainFiles(dir: string): Promise<void> {
 export async function revokeForDelete(
   root: string,
   target: { rel: string; real: string; isDirectory: boolean },
-  options: { reason: string; now: Date },
+  options: { reason: string; clock: Clock },
 ): Promise<number> {
   const memories = target.isDirectory
     ? (await listMemoryFiles(target.real)).map((f) => `${target.rel}/${f}`)

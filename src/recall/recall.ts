@@ -9,6 +9,7 @@ import type { LanguageModel, Message } from '../llm/types.js';
 import { memoryAgeDays } from '../memdir/freshness.js';
 import { readMemory } from '../memdir/memory-file.js';
 import type { MemoryHeader, MemoryTypeOrUnknown } from '../memdir/types.js';
+import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { EngramError, isEngramError } from '../util/errors.js';
 import { type CandidateSet, loadCandidates } from './candidates.js';
 import {
@@ -36,8 +37,10 @@ export interface RecallOptions {
   recentTools?: readonly string[];
   /** The LLM selector; without one the offline ranker decides. */
   model?: LanguageModel;
-  /** The time headers are computed for (default: the current time). */
-  now?: Date | number;
+  /** The time headers are computed for (default: the system clock). */
+  clock?: Clock;
+  /** @deprecated pass `clock` (`fixedClock(t)` for one instant). */
+  now?: LegacyNow;
   signal?: AbortSignal;
   selectorTimeoutMs?: number;
   limits?: Partial<InjectionLimits>;
@@ -108,7 +111,12 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
 
 function beginRun(options: RecallOptions): Run {
   const started = performance.now();
-  const nowMs = options.now === undefined ? Date.now() : new Date(options.now).getTime();
+  let nowMs: number;
+  try {
+    nowMs = resolveClock(options).now();
+  } catch {
+    nowMs = Number.NaN;
+  }
   if (Number.isNaN(nowMs)) throw new EngramError('invalid_input', 'recall needs a valid `now`');
   const limits: InjectionLimits = { ...DEFAULT_INJECTION_LIMITS, ...options.limits };
   const staleAfterDays = options.staleAfterDays ?? DEFAULT_STALE_AFTER_DAYS;

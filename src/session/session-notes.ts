@@ -13,6 +13,7 @@ import type {
   ToolDefinition,
   ToolImplementation,
 } from '../llm/types.js';
+import { systemClock } from '../util/clock.js';
 import { EngramError } from '../util/errors.js';
 import { awaySummary } from './away-summary.js';
 import { compactSession, type SessionCompaction } from './compact-session.js';
@@ -23,7 +24,6 @@ import type { NotesThresholds } from './thresholds.js';
 import { type NotesUpdateOutcome, updateSessionNotes } from './update-notes.js';
 import {
   STALE_AFTER_MS,
-  systemClock,
   WAIT_TIMEOUT_MS,
   type WaitForNotesOptions,
   type WaitResult,

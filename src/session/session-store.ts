@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { EngramEnvironment } from '../config/index.js';
 import { engramHome, projectRoot } from '../config/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { EngramError, errnoCode } from '../util/errors.js';
 import { parseTemplate } from './notes-structure.js';
 import { DEFAULT_NOTES_SECTIONS, type NotesSectionSpec, renderNotesTemplate } from './prompts.js';
@@ -148,13 +149,13 @@ export interface SessionRecord {
 export async function ensureSessionRecord(
   paths: SessionPaths,
   environment: EngramEnvironment,
-  now: () => number = Date.now,
+  clock: Clock = systemClock,
 ): Promise<void> {
   const record: SessionRecord = {
     sessionId: paths.sessionId,
     projectRoot: projectRoot(environment),
     cwd: environment.cwd,
-    createdAt: new Date(now()).toISOString(),
+    createdAt: new Date(clock.now()).toISOString(),
   };
   await mkdir(paths.dir, { recursive: true, mode: 0o700 });
   try {

@@ -12,6 +12,7 @@ import { singleFileSandbox } from '../llm/sandbox.js';
 import type { UsageAnchor } from '../llm/tokens.js';
 import type { ConversationPrefix, LanguageModel, ToolImplementation, Usage } from '../llm/types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import {
   DEFAULT_NOTES_LIMITS,
   findSelfReferences,
@@ -55,7 +56,7 @@ export interface UpdateSessionNotesOptions {
   tools?: ToolImplementation[];
   maxTurns?: number;
   signal?: AbortSignal;
-  now?: () => number;
+  clock?: Clock;
 }
 
 export interface NotesUpdateOutcome {
@@ -101,11 +102,11 @@ export async function updateSessionNotes(
   const template = await loadNotesTemplate(options.environment);
   if (template.warning) base.warnings.push(template.warning);
   await ensureNotesFile(paths, template);
-  const now = options.now ?? Date.now;
-  await ensureSessionRecord(paths, options.environment, now);
-  const slot = await tryStartUpdate(paths.running, { now: now() });
+  const clock = options.clock ?? systemClock;
+  await ensureSessionRecord(paths, options.environment, clock);
+  const slot = await tryStartUpdate(paths.running, { clock });
   if (!slot.started) {
-    const age = Math.round((now() - slot.running.startedAt) / 1000);
+    const age = Math.round((clock.now() - slot.running.startedAt) / 1000);
     return {
       ...base,
       status: 'busy',
@@ -189,7 +190,7 @@ async function runUpdate(
   const next: StoredCursor = {
     tokensAtLastUpdate: decision.contextTokens,
     ...coveredIds(options.prefix.messages),
-    updatedAt: new Date((options.now ?? Date.now)()).toISOString(),
+    updatedAt: new Date((options.clock ?? systemClock).now()).toISOString(),
     updates: (cursor.updates ?? 0) + 1,
   };
   await writeCursor(paths, next);

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fixedClock } from '../util/clock.js';
 import { fakeClock } from './__fixtures__/clock.js';
 import { decideWait, readRunningRecord, tryStartUpdate, waitForNotes } from './update-record.js';
 
@@ -116,7 +117,7 @@ describe('tryStartUpdate', () => {
   });
 
   it('takes over a stale record, and the old owner release does not remove the new record', async () => {
-    const old = await tryStartUpdate(running, { now: Date.now() - 61_000 });
+    const old = await tryStartUpdate(running, { clock: fixedClock(Date.now() - 61_000) });
     const fresh = await tryStartUpdate(running);
     expect(fresh.started).toBe(true);
     if (old.started) await old.release();

@@ -7,7 +7,7 @@
 
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { setTimeout as delay } from 'node:timers/promises';
+import { type Clock, systemClock } from '../util/clock.js';
 import { errnoCode } from '../util/errors.js';
 import { isProcessAlive } from '../util/file-lock.js';
 
@@ -19,13 +19,6 @@ export interface RunningRecord {
 
 export const WAIT_TIMEOUT_MS = 15_000;
 export const STALE_AFTER_MS = 60_000;
-
-export interface Clock {
-  now: () => number;
-  sleep: (ms: number) => Promise<void>;
-}
-
-export const systemClock: Clock = { now: () => Date.now(), sleep: (ms) => delay(ms) };
 
 export async function readRunningRecord(path: string): Promise<RunningRecord | undefined> {
   let text: string;
@@ -143,9 +136,9 @@ export type StartResult =
  */
 export async function tryStartUpdate(
   runningPath: string,
-  options: { now?: number; staleMs?: number } = {},
+  options: { clock?: Clock; staleMs?: number } = {},
 ): Promise<StartResult> {
-  const now = options.now ?? Date.now();
+  const now = (options.clock ?? systemClock).now();
   const record: RunningRecord = { startedAt: now, pid: process.pid, host: hostname() };
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

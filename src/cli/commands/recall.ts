@@ -11,6 +11,7 @@ import {
   recall,
   summarizeRecallMetrics,
 } from '../../recall/index.js';
+import { type Clock, fixedClock, systemClock } from '../../util/clock.js';
 import { EngramError } from '../../util/errors.js';
 import {
   type CommonOptions,
@@ -39,13 +40,13 @@ function list(value: string | undefined): string[] {
     .filter(Boolean);
 }
 
-function parseNow(value: string | undefined): number {
-  if (value === undefined) return Date.now();
+function parseNow(value: string | undefined): Clock {
+  if (value === undefined) return systemClock;
   const ms = Date.parse(value);
   if (Number.isNaN(ms)) {
     throw new EngramError('invalid_input', `--now needs an ISO date/time (got "${value}")`);
   }
-  return ms;
+  return fixedClock(ms);
 }
 
 function positive(value: string, flag: string): number {
@@ -168,7 +169,7 @@ export function registerRecallCommands(program: Command, io: CliIo): void {
     .option('--no-log', 'do not append the recall shape to the metrics log')
     .action(async (query: string, opts: RecallCliOptions) => {
       const { path: dir } = memoryDirFor(io, opts);
-      const now = parseNow(opts.now);
+      const clock = parseNow(opts.now);
       // Every flag is checked before anything is said about the model.
       const staleAfterDays = positive(opts.staleDays, '--stale-days');
       const timeout = opts.timeout === undefined ? undefined : positive(opts.timeout, '--timeout');
@@ -185,7 +186,7 @@ export function registerRecallCommands(program: Command, io: CliIo): void {
       const result = await recall({
         dir,
         query,
-        now,
+        clock,
         alreadySurfaced: list(opts.surfaced),
         staleAfterDays,
         ...(opts.tools !== undefined ? { recentTools: tools } : {}),

@@ -1,4 +1,4 @@
-import type { Clock } from '../update-record.js';
+import type { Clock } from '../../util/clock.js';
 
 /** A clock whose sleep advances time instantly; records every sleep. */
 export function fakeClock(start = 1_800_000_000_000): Clock & { sleeps: number[]; onSleep?: () => void } {
