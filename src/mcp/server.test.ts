@@ -82,9 +82,17 @@ describe('engram MCP server (in-memory linked transport)', () => {
     ]);
     expect(shape.shape.selector).toBe('offline');
     expect(recalled.structuredContent).toEqual(shape);
+    // A client that reads only structuredContent (Claude Code does) still gets the memory body.
+    expect((recalled.structuredContent as { text: string }).text).toContain(
+      'Integration tests use the real database.',
+    );
 
     const unrelated = await call('memory_recall', { query: 'rename the button colour palette' });
     expect(text(unrelated)).toBe('No memory is relevant to this request.');
+    expect(unrelated.structuredContent).toMatchObject({
+      text: 'No memory is relevant to this request.',
+      selected: [],
+    });
 
     const list = await call('memory_list');
     expect(text(list)).toMatch(

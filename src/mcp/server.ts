@@ -58,7 +58,8 @@ async function asResult(run: () => Promise<ToolText>): Promise<CallToolResult> {
     const out = await run();
     return {
       content: [out.text, ...(out.extra ?? [])].map((text) => ({ type: 'text' as const, text })),
-      ...(out.structured ? { structuredContent: out.structured } : {}),
+      // Every structured result carries the text the model needs: Claude Code passes only this.
+      ...(out.structured ? { structuredContent: { text: out.text, ...out.structured } } : {}),
     };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -31,7 +31,10 @@ export interface ToolText {
   text: string;
   /** Extra blocks, e.g. the machine-readable shape of a recall. */
   extra?: string[];
-  /** Machine-readable result for clients that read `structuredContent` (also in `extra` as JSON). */
+  /**
+   * Machine-readable result for clients that read `structuredContent` (also in `extra` as JSON).
+   * It always carries `text` as well: some clients (Claude Code) show the model only this.
+   */
   structured?: Record<string, unknown>;
 }
 
@@ -46,7 +49,11 @@ export async function recallTool(
     ...(ctx.clock ? { clock: ctx.clock } : {}),
     ...(ctx.model ? { model: ctx.model } : {}),
   });
+  const text = result.text === '' ? NOTHING_RECALLED : result.text;
   const summary = {
+    // Claude Code hands a tool's structuredContent to the model instead of its text content, so
+    // what the model must read (the memories, or that none is relevant) travels here too.
+    text,
     selected: result.selected.map((m) => ({
       file: m.file,
       type: m.type,
@@ -60,7 +67,7 @@ export async function recallTool(
     notes: result.notes,
   };
   return {
-    text: result.text === '' ? NOTHING_RECALLED : result.text,
+    text,
     extra: [JSON.stringify(summary, null, 2)],
     structured: summary,
   };

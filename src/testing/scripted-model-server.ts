@@ -136,6 +136,39 @@ const FINISH: Record<string, string> = {
   refusal: 'content_filter',
 };
 
+/** The same reply as Anthropic's server-sent events (`stream: true`), the way Claude Code reads it. */
+function sendAnthropicStream(res: ServerResponse, reply: ReturnType<typeof anthropicReply>): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const event = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  const { content, stop_reason, stop_sequence, usage, ...message } = reply;
+  event('message_start', {
+    message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage },
+  });
+  content.forEach((block, index) => {
+    if (block.type === 'text') {
+      event('content_block_start', { index, content_block: { type: 'text', text: '' } });
+      event('content_block_delta', { index, delta: { type: 'text_delta', text: block.text } });
+    } else {
+      event('content_block_start', {
+        index,
+        content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} },
+      });
+      event('content_block_delta', {
+        index,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input ?? {}) },
+      });
+    }
+    event('content_block_stop', { index });
+  });
+  event('message_delta', {
+    delta: { stop_reason, stop_sequence },
+    usage: { output_tokens: usage.output_tokens },
+  });
+  event('message_stop', {});
+  res.end();
+}
+
 function openaiReply(step: ScriptStep, body: { model?: string }) {
   const blocks = replyBlocks(step);
   const calls = blocks
@@ -177,8 +210,8 @@ function openaiReply(step: ScriptStep, body: { model?: string }) {
 }
 
 /**
- * A loopback server that speaks the Anthropic Messages and OpenAI Chat Completions APIs
- * (non-streaming), answering each request with the next scripted step and recording every
+ * A loopback server that speaks the Anthropic Messages (JSON, or server-sent events when the
+ * request says `stream: true`) and OpenAI Chat Completions APIs, answering each request with the next scripted step and recording every
  * request. Test support only: tests run the real SDKs against it.
  */
 export async function startScriptedModelServer(
@@ -250,7 +283,9 @@ export async function startScriptedModelServer(
           : { error: { message, type: errorType(step.error.status), code: null } },
       );
     }
-    const requestBody = body as { model?: string };
+    const requestBody = body as { model?: string; stream?: boolean };
+    if (api === 'anthropic' && requestBody.stream === true)
+      return sendAnthropicStream(res, anthropicReply(step, requestBody));
     sendJson(
       res,
       200,
