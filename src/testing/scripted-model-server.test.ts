@@ -1,3 +1,4 @@
+import Anthropic from '@anthropic-ai/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { scriptedModel } from './scripted-model.js';
 import { type ScriptedModelServer, startScriptedModelServer } from './scripted-model-server.js';
@@ -103,4 +104,23 @@ describe('startScriptedModelServer', () => {
       ]);
     },
   );
+
+  it('streams a reply as server-sent events when the request asks for a stream', async () => {
+    server = await startScriptedModelServer({
+      steps: [{ text: 'streamed', toolUse: [{ name: 'note', input: { a: 1 }, id: 'toolu_1' }] }],
+    });
+    const client = new Anthropic({ baseURL: server.anthropicBaseURL, apiKey: 'test' });
+    const stream = client.messages.stream({
+      model: 'm',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    const message = await stream.finalMessage();
+    expect(message.content).toMatchObject([
+      { type: 'text', text: 'streamed' },
+      { type: 'tool_use', id: 'toolu_1', name: 'note', input: { a: 1 } },
+    ]);
+    expect(message.stop_reason).toBe('tool_use');
+    expect(server.requests[0]!.body.stream).toBe(true);
+  });
 });
