@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { parseClaudeCodeTranscript } from '../llm/claude-code-transcript.js';
+import { parseClaudeCodeTranscript, withoutThinking } from '../llm/claude-code-transcript.js';
 import type { Message } from '../llm/types.js';
 import { errnoCode } from '../util/errors.js';
 
@@ -94,9 +94,7 @@ export async function readHookTranscript(path: string | undefined): Promise<Hook
     throw error;
   }
   const parsed = parseClaudeCodeTranscript(text);
-  const messages = parsed.messages
-    .map((m) => ({ ...m, content: m.content.filter((b) => b.type !== 'thinking') }))
-    .filter((m) => m.content.length > 0);
+  const messages = withoutThinking(parsed.messages);
   return { messages, hookContexts: hookContextsIn(text), warnings: parsed.warnings, exists: true };
 }
 

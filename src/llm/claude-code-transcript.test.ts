@@ -182,7 +182,7 @@ describe('parseClaudeCodeTranscript', () => {
     expect(result.messages.map((m) => m.id)).toEqual(['u1', 'a1', 'u3', 'a3']);
   });
 
-  it('crosses a compact boundary through logicalParentUuid', () => {
+  it('starts at a compact boundary: the summary and what follows, not what came before', () => {
     const lines = [
       user('u1', null, 'before compaction'),
       assistant('a1', 'u1', 'msg_1', { type: 'text', text: 'old answer' }),
@@ -197,7 +197,53 @@ describe('parseClaudeCodeTranscript', () => {
       assistant('a2', 'sum', 'msg_2', { type: 'text', text: 'continuing' }),
     ];
     const result = parseClaudeCodeTranscript(toJsonl(lines));
-    expect(result.messages.map((m) => m.id)).toEqual(['u1', 'a1', 'sum', 'a2']);
+    expect(result.messages.map((m) => m.id)).toEqual(['sum', 'a2']);
+  });
+
+  it('keeps only the context after a boundary for a long session compacted once', () => {
+    const lines: unknown[] = [];
+    let parent: string | null = null;
+    for (let turn = 0; turn < 30; turn++) {
+      lines.push(user(`u${turn}`, parent, `question ${turn} ${'detail '.repeat(200)}`));
+      lines.push(assistant(`a${turn}`, `u${turn}`, `msg_${turn}`, { type: 'text', text: 'ok' }));
+      parent = `a${turn}`;
+    }
+    lines.push(
+      envelope('c1', null, {
+        type: 'system',
+        subtype: 'compact_boundary',
+        content: 'Conversation compacted',
+        logicalParentUuid: parent,
+        compactMetadata: { trigger: 'manual', preTokens: 60000 },
+      }),
+      user('sum', 'c1', 'Summary: thirty questions answered', { isCompactSummary: true }),
+    );
+    parent = 'sum';
+    for (let turn = 30; turn < 33; turn++) {
+      lines.push(user(`u${turn}`, parent, `question ${turn}`));
+      lines.push(assistant(`a${turn}`, `u${turn}`, `msg_${turn}`, { type: 'text', text: 'ok' }));
+      parent = `a${turn}`;
+    }
+    const { messages } = parseClaudeCodeTranscript(toJsonl(lines));
+    expect(messages).toHaveLength(7);
+    expect(messages[0]!.content).toEqual([
+      { type: 'text', text: 'Summary: thirty questions answered' },
+    ]);
+  });
+
+  it('cuts at the last boundary even when the chain cannot be walked', () => {
+    const lines = [
+      user('u1', null, 'before compaction'),
+      envelope('c1', null, {
+        type: 'system',
+        subtype: 'compact_boundary',
+        logicalParentUuid: 'u1',
+      }),
+      user('sum', 'c1', 'Summary', { isCompactSummary: true }),
+      user('u2', 'missing-parent', 'after'),
+    ];
+    const result = parseClaudeCodeTranscript(toJsonl(lines));
+    expect(result.messages.map((m) => m.id)).toEqual(['sum', 'u2']);
   });
 
   it('answers a call without a recorded result and drops a result without its call', () => {
@@ -248,6 +294,34 @@ describe('loadTranscriptFile', () => {
     const result = await loadTranscriptFile(path);
     expect(result.sessionId).toBe(SESSION);
     expect(result.messages).toHaveLength(5);
+  });
+
+  it('drops thinking blocks with their signatures, from transcripts and neutral JSON alike', async () => {
+    const path = join(dir, `${SESSION}.jsonl`);
+    await writeFile(path, toJsonl(realisticLines()));
+    const fromJsonl = await loadTranscriptFile(path);
+    const blocks = fromJsonl.messages.flatMap((m) => m.content.map((b) => b.type));
+    expect(blocks).not.toContain('thinking');
+    expect(blocks).toContain('tool_use');
+    const neutral = join(dir, 'n.json');
+    await writeFile(
+      neutral,
+      JSON.stringify([
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: [{ type: 'thinking', thinking: 'hmm', signature: 's' }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'hmm', signature: 's' },
+            { type: 'text', text: 'hello' },
+          ],
+        },
+      ]),
+    );
+    expect((await loadTranscriptFile(neutral)).messages).toEqual([
+      { id: 'm0', role: 'user', content: [{ type: 'text', text: 'hi' }] },
+      { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'hello' }] },
+    ]);
   });
 
   it('reads a one-line .jsonl transcript as a transcript, not as neutral JSON', async () => {

@@ -63,10 +63,17 @@ function parseLines(jsonl: string, warnings: string[]): Json[] {
   return records;
 }
 
+function isCompactBoundary(record: Json): boolean {
+  return record.type === 'system' && record.subtype === 'compact_boundary';
+}
+
 /**
  * The uuids of the active conversation: walk back from the last user/assistant line through
- * `parentUuid` (and `logicalParentUuid` across a compact boundary). A resumed or rewound session
- * leaves abandoned branches in the file; they are not part of what the model saw last.
+ * `parentUuid`, stopping at a compact boundary. After a compaction the model sees the summary
+ * and what follows, nothing before: the boundary's `logicalParentUuid` is history, not context,
+ * and following it would measure (and hand a model) tens of thousands of tokens it never sees.
+ * A resumed or rewound session leaves abandoned branches in the file; they are not part of what
+ * the model saw last.
  */
 function activeChain(records: Json[], warnings: string[]): Set<string> | undefined {
   const byUuid = new Map<string, Json>();
@@ -86,7 +93,8 @@ function activeChain(records: Json[], warnings: string[]): Set<string> | undefin
     const uuid = str(current.uuid);
     if (uuid === undefined || chain.has(uuid)) break;
     chain.add(uuid);
-    const parent = str(current.parentUuid) ?? str(current.logicalParentUuid);
+    if (isCompactBoundary(current)) return chain;
+    const parent = str(current.parentUuid);
     if (parent === undefined) return chain;
     current = byUuid.get(parent);
     if (current === undefined) {
@@ -226,8 +234,26 @@ export function parseClaudeCodeTranscript(
     if (result.cwd === undefined && typeof r.cwd === 'string') result.cwd = r.cwd;
   }
   const chain = activeChain(records, warnings);
-  result.messages = pairToolCalls(collectEntries(records, chain, options), warnings);
+  // Without a trustworthy chain, the last compact boundary still marks where the context starts.
+  const boundary = chain === undefined ? records.findLastIndex(isCompactBoundary) : -1;
+  const live = boundary >= 0 ? records.slice(boundary + 1) : records;
+  result.messages = pairToolCalls(collectEntries(live, chain, options), warnings);
   return result;
+}
+
+/**
+ * The conversation without thinking blocks: their signatures verify only for the model that wrote
+ * them, and their text is that model's private reasoning. Every transcript handed to another model
+ * (hooks, extraction, session notes, compaction summaries) goes through here. Pure.
+ */
+export function withoutThinking(messages: readonly Message[]): Message[] {
+  return messages
+    .map((m) =>
+      m.content.some((b) => b.type === 'thinking')
+        ? { ...m, content: m.content.filter((b) => b.type !== 'thinking') }
+        : m,
+    )
+    .filter((m) => m.content.length > 0);
 }
 
 function neutralMessages(value: unknown, path: string): Message[] | undefined {
@@ -273,8 +299,9 @@ function openAIMessages(list: unknown[], path: string): Message[] {
 }
 
 /**
- * Load a conversation from disk: a Claude Code `.jsonl` transcript, or a JSON array of neutral
- * messages (or `{ "messages": [...] }`), the shape the library's own callers save.
+ * Load a conversation from disk to hand to a model: a Claude Code `.jsonl` transcript, or a JSON
+ * array of neutral messages (or `{ "messages": [...] }`), the shape the library's own callers
+ * save. Thinking blocks are dropped (`withoutThinking`).
  */
 export async function loadTranscriptFile(
   path: string,
@@ -296,6 +323,7 @@ export async function loadTranscriptFile(
     whole = undefined;
   }
   const messages = whole === undefined ? undefined : neutralMessages(whole, path);
-  if (messages !== undefined) return { messages, warnings: [] };
-  return parseClaudeCodeTranscript(text, options);
+  if (messages !== undefined) return { messages: withoutThinking(messages), warnings: [] };
+  const parsed = parseClaudeCodeTranscript(text, options);
+  return { ...parsed, messages: withoutThinking(parsed.messages) };
 }

@@ -6,6 +6,7 @@
 
 import type { EngramEnvironment } from '../config/index.js';
 import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
+import { withoutThinking } from '../llm/claude-code-transcript.js';
 import { runForkedAgent } from '../llm/forked-agent.js';
 import { estimateMessagesTokens } from '../llm/tokens.js';
 import type { LanguageModel, Message, TextBlock, ToolDefinition } from '../llm/types.js';
@@ -158,7 +159,8 @@ async function summarize(
     prefix: {
       system: options.system,
       tools: options.tools ?? FILE_TOOL_DEFINITIONS,
-      messages: [...options.messages],
+      // The summary may come from another model than the one whose thinking is in the history.
+      messages: withoutThinking(options.messages),
     },
     prompt: buildSummaryInstruction(),
     tools: [],

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseClaudeCodeTranscript } from '../../llm/claude-code-transcript.js';
+import { parseClaudeCodeTranscript, withoutThinking } from '../../llm/claude-code-transcript.js';
 import { ClaudeCodeTranscript, filler } from '../../session/__fixtures__/conversation.js';
 import { DEFAULT_NOTES_SECTIONS, renderNotesTemplate } from '../../session/prompts.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../testing/index.js';
@@ -41,7 +41,14 @@ function setup() {
   const file = join(io.homedir, 'session.jsonl');
   writeFileSync(file, t.toJsonl());
   const dir = join(io.env.ENGRAM_HOME!, 'session-memory', t.sessionId);
-  return { io, t, file, dir, messages: parseClaudeCodeTranscript(t.toJsonl()).messages };
+  // The CLI hands the transcript to a model, so it reads it without thinking blocks.
+  return {
+    io,
+    t,
+    file,
+    dir,
+    messages: withoutThinking(parseClaudeCodeTranscript(t.toJsonl()).messages),
+  };
 }
 
 describe('engram session notes', () => {
