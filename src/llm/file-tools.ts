@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/file-modes.js';
 import { FILE_TOOL_DESCRIPTIONS } from './prompts.js';
 import type { ToolDefinition, ToolImplementation, ToolResultValue } from './types.js';
 
@@ -154,8 +155,8 @@ export function createFileTools(root: string): ToolImplementation[] {
         const content = str(input, 'content');
         if (!path || content === undefined) return fail('write needs "path" and "content".');
         try {
-          await mkdir(dirname(at(path)), { recursive: true });
-          await writeFileAtomic(at(path), content);
+          await mkdir(dirname(at(path)), { recursive: true, mode: PRIVATE_DIR_MODE });
+          await writeFileAtomic(at(path), content, { mode: PRIVATE_FILE_MODE });
           return { content: `Wrote ${shown(at(path))} (${content.length} characters).` };
         } catch (error) {
           return describeError(error, path);
@@ -183,6 +184,7 @@ export function createFileTools(root: string): ToolImplementation[] {
           await writeFileAtomic(
             at(path),
             text.slice(0, index) + newString + text.slice(index + oldString.length),
+            { mode: PRIVATE_FILE_MODE },
           );
           return { content: `Edited ${shown(at(path))}.` };
         } catch (error) {

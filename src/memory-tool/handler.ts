@@ -6,6 +6,7 @@ import { listMemoryFiles, readMemory } from '../memdir/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { errnoCode } from '../util/errors.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/file-modes.js';
 import {
   editSnippet,
   formatFileView,
@@ -18,8 +19,8 @@ import { indexNote, isTopicFile, syncIndex, syncRenamedIndex } from './index-syn
 import { confinedRealPath, parseMemoryToolPath } from './paths.js';
 import { revokeForDelete } from './revoke-delete.js';
 
-const FILE_MODE = 0o600;
-const DIR_MODE = 0o700;
+const FILE_MODE = PRIVATE_FILE_MODE;
+const DIR_MODE = PRIVATE_DIR_MODE;
 
 export interface MemoryToolOptions {
   /** The engram memory directory that `/memories` maps onto. */

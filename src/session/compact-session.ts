@@ -5,8 +5,8 @@
  */
 
 import type { EngramEnvironment } from '../config/index.js';
-import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import { withoutThinking } from '../llm/claude-code-transcript.js';
+import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import { runForkedAgent } from '../llm/forked-agent.js';
 import { estimateMessagesTokens } from '../llm/tokens.js';
 import type { LanguageModel, Message, TextBlock, ToolDefinition } from '../llm/types.js';
