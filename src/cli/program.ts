@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { EngramError } from '../util/errors.js';
+import { ENGRAM_VERSION } from '../util/version.js';
 import { registerDemoCommands } from './commands/demo.js';
 import { registerDreamCommands } from './commands/dream.js';
 import { registerEvalCommands } from './commands/eval.js';
@@ -29,7 +30,7 @@ export function exitCodeFor(error: unknown): number {
 export function buildProgram(io: CliIo): Command {
   const program = new Command('engram')
     .description('Memory for AI agents: typed markdown memories, recall, budgets, freshness.')
-    .version('0.1.0')
+    .version(ENGRAM_VERSION)
     .showHelpAfterError()
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });

@@ -2,7 +2,7 @@
  * The consolidation gates as pure decisions. Each takes plain data and an explicit `now` and
  * returns either `pass` or `stop` with a reason a person can read. The I/O that feeds them lives in
  * `dreamer.ts` and `lock.ts`, ordered so that a turn stopped by a cheap gate never pays for a
- * dearer one (seed 000 §2.6).
+ * dearer one.
  */
 
 export interface DreamConfig {

@@ -3,8 +3,7 @@
  * release zip, an unpacked directory, or a JSON file — without copying it anywhere.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { EngramError } from '../util/errors.js';
 import { normalizeDiaIds } from './dia-ids.js';
 import { readZipEntries } from './zip.js';
@@ -150,16 +149,15 @@ export function loadLocomo(path: string): LocomoConversation[] {
   return conversations.sort(byNumericSample);
 }
 
-/** `<package root>/../shared/data/locomo/locomo10.zip` when it exists (the team's copy). */
-export function defaultLocomoPath(): string | undefined {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) {
-      const candidate = resolve(dir, '..', 'shared', 'data', 'locomo', 'locomo10.zip');
-      return existsSync(candidate) ? candidate : undefined;
-    }
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
+/** The environment variable that names the LoCoMo data when `--data` is not given. */
+export const LOCOMO_DATA_ENV = 'ENGRAM_LOCOMO_DATA';
+
+/**
+ * Where the LoCoMo data is when no `--data` was given: the `ENGRAM_LOCOMO_DATA` environment
+ * variable, or nothing. The data set is not ours to ship (its licence is non-commercial), so
+ * engram never looks for it anywhere else.
+ */
+export function defaultLocomoPath(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const configured = env[LOCOMO_DATA_ENV]?.trim();
+  return configured ? configured : undefined;
 }

@@ -1,7 +1,7 @@
 /**
  * The instruction given to the background extraction agent, appended as a new user message after
- * the main conversation. Every section answers a failure seen in production memory systems
- * (seed 000 §3–§4, §12.4): saving what the code already says, burning the turn budget on
+ * the main conversation. Every section answers a failure seen in production memory systems:
+ * saving what the code already says, burning the turn budget on
  * verification, duplicating existing memories, forgetting the index line, recording only
  * corrections. The tests check that each section is present, in this order, with a header that
  * tells the agent what to do.

@@ -15,7 +15,7 @@ export interface BudgetPlan {
 /**
  * Take memories in rank order while both the per-turn count and the session byte budget allow.
  * The first memory that does not fit ends recall for the session: skipping ahead to smaller ones
- * would keep nibbling at a budget meant to say "enough" (seed 000 §7.1). Never exceeds a cap. Pure.
+ * would keep nibbling at a budget meant to say "enough". Never exceeds a cap. Pure.
  */
 export function planInjectionBudget(
   sectionBytes: readonly number[],

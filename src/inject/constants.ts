@@ -1,5 +1,5 @@
 /**
- * Injection budgets (seed 000 §7.1–7.2). Three layers, because a per-turn cap alone lets a long
+ * Injection budgets. Three layers, because a per-turn cap alone lets a long
  * session keep surfacing distinct files until memory crowds out the conversation.
  */
 

@@ -3,7 +3,7 @@ import { memoryAgeDays, memoryAgeText, stalenessWarning } from '../memdir/freshn
 /**
  * The line(s) above a memory's text, computed ONCE when the memory is selected and stored with the
  * injection: "saved today" must not turn into "saved yesterday" on a later render, or every byte
- * of the conversation after it misses the provider's prompt cache (seed 000 §7.4). Fresh memories
+ * of the conversation after it misses the provider's prompt cache. Fresh memories
  * get a relative age; older ones a staleness warning (sparse on purpose: warnings on everything
  * are ignored). Pure.
  */

@@ -40,7 +40,7 @@ function textsOf(block: ContentBlock): string[] {
 /**
  * Read past injections back out of the message history. Because the state lives in the messages,
  * a compaction that drops old injections makes those memories eligible again and gives the
- * budget back, with no counter to fall out of step (seed 000 §6.5, §12.8). Pure.
+ * budget back, with no counter to fall out of step. Pure.
  */
 export function injectionHistory(messages: readonly Message[]): InjectionHistory {
   const history: InjectionHistory = {

@@ -1,5 +1,5 @@
 /**
- * Limits for instruction files. The numbers follow the reference agents (seed 002 §8.2, §8.8) so
+ * Limits for instruction files. The numbers follow the reference agents so
  * that a repository behaves the same under engram as under the agents people already use.
  */
 

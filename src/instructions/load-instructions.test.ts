@@ -496,8 +496,8 @@ describe('rules folders and line endings', () => {
     const f = fixture();
     f.write({
       'home/.engram/settings.json': JSON.stringify({ allowExternalIncludes: true }),
-      'repo/CLAUDE.md': '@../shared/team.md',
-      'shared/team.md': 'team wide',
+      'repo/CLAUDE.md': '@../common/team.md',
+      'common/team.md': 'team wide',
     });
     mkdirSync(join(f.root, 'repo/.git'));
     const result = await load(f, 'repo');

@@ -142,7 +142,9 @@ async function loadDirectoryFiles(d: Discovery): Promise<void> {
       const type = isLocalName(name) ? 'local' : 'project';
       const path = join(dir, name);
       if (type === 'project' && skipProject) {
-        if (existsSync(path)) d.reports.push(worktreeReport(path));
+        // `.claude/CLAUDE.md` is reached from its folder and from the folder above: say it once.
+        const known = d.reports.some((r) => r.kind === 'worktree-skipped' && r.path === path);
+        if (!known && existsSync(path)) d.reports.push(worktreeReport(path));
         continue;
       }
       if (name === RULES_DIR_ENTRY) {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { LanguageModel } from '../llm/types.js';
 import { INDEX_FILE, loadIndex, MEMORY_TYPES, readMemory, scanMemories } from '../memdir/index.js';
 import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
+import { ENGRAM_VERSION } from '../util/version.js';
 import { MCP_SERVER_INSTRUCTIONS, MISSING_INPUT, TOOL_DESCRIPTIONS } from './prompts.js';
 import {
   auditTool,
@@ -78,7 +79,7 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
     ...(options.clock || options.now ? { clock: resolveClock(options) } : {}),
   };
   const server = new McpServer(
-    { name: 'engram', version: options.version ?? '0.1.0' },
+    { name: 'engram', version: options.version ?? ENGRAM_VERSION },
     { instructions: MCP_SERVER_INSTRUCTIONS },
   );
 

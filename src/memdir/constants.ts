@@ -1,4 +1,4 @@
-/** Scan: only the newest files by mtime are considered (seed 000 §6: bounded cost per turn). */
+/** Scan: only the newest files by mtime are considered, so a turn's cost stays bounded. */
 export const MAX_SCANNED_FILES = 200;
 /** Frontmatter must close within this many lines; scanning never reads whole bodies. */
 export const FRONTMATTER_MAX_LINES = 30;

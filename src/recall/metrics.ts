@@ -2,7 +2,7 @@ import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errnoCode } from '../util/errors.js';
 
-/** A memory older than this many days counts as a stale hit when selected (seed 000 §12.3). */
+/** A memory older than this many days counts as a stale hit when selected. */
 export const DEFAULT_STALE_AFTER_DAYS = 30;
 /** Where recall metrics go by default, inside the memory directory (dot folders are never scanned). */
 export const RECALL_METRICS_FILE = '.engram/recall-metrics.jsonl';
@@ -10,7 +10,7 @@ export const RECALL_METRICS_FILE = '.engram/recall-metrics.jsonl';
 export type RecallSkip = 'single_word' | 'session_budget_exhausted' | 'aborted';
 
 /**
- * What one recall did, as plain data. Every failure mode of recall is silent (seed 000 §12), so
+ * What one recall did, as plain data. Every failure mode of recall is silent, so
  * each turn records enough to notice them: nothing ever selected, always five, stale hits,
  * budget exhaustion, fallbacks.
  */

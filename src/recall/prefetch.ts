@@ -27,7 +27,7 @@ export interface RecallHandle extends Disposable {
  * Start recall for one user turn and return at once. Fire it once per user turn (the query does
  * not change within the turn), then `poll()` after each model/tool iteration: the memories arrive
  * in whichever iteration comes after they are ready, or not at all for that turn. The agent loop
- * is never slowed by the selector (seed 000 §7.5).
+ * is never slowed by the selector.
  *
  * @example
  * const handle = startRecall({ dir, query, messages, model });

@@ -1,5 +1,5 @@
 /**
- * The memory selector's prompt, in our own words. Three rules carry the design (seed 000 §6.2–6.4):
+ * The memory selector's prompt, in our own words. Three rules carry the design:
  * precision over recall (an unrelated memory in context is obeyed as if it were a constraint),
  * zero is a normal answer (never pad to a top-k), and tools that are working need no manual while
  * their pitfalls matter most exactly then.

@@ -130,7 +130,7 @@ function beginRun(options: RecallOptions): Run {
   return { started, nowMs, limits, staleAfterDays, history, shape, notes: [] };
 }
 
-/** Cheap checks before any I/O or model call (seed 000 §7.5); undefined when recall should run. */
+/** Cheap checks before any I/O or model call; undefined when recall should run. */
 function earlyOutcome(options: RecallOptions, run: Run): Outcome | undefined {
   const skip = (reason: RecallSkip, injection: Injection = { memories: [] }): Outcome => {
     run.shape.skipped = reason;

@@ -12,7 +12,7 @@ function isRealUserTurn(message: Message): boolean {
 /**
  * Tools that succeeded, and never failed, since the previous real user turn. The selector skips
  * manuals for these (the agent is using them fine) and keeps warnings; any error takes the tool
- * out again, because a struggling agent may need the docs (seed 000 §6.4). Pure.
+ * out again, because a struggling agent may need the docs. Pure.
  */
 export function successfulToolsSinceLastTurn(messages: readonly Message[]): string[] {
   const turns: number[] = [];

@@ -5,7 +5,7 @@ export const CJK_SINGLE_WORD_MAX_CHARS = 3;
 
 /**
  * True for prompts too short to say what memory would help ("ok", "continue", "继续"): recall is
- * skipped before any I/O (seed 000 §7.5). A whitespace-free prompt is one word, except in CJK
+ * skipped before any I/O. A whitespace-free prompt is one word, except in CJK
  * text, where a run of more than three characters is a phrase ("怎么运行测试"). Pure.
  */
 export function isSingleWordPrompt(query: string): boolean {

@@ -159,4 +159,16 @@ describe('engram eval locomo on a tiny synthetic release', () => {
     expect(missing.code).toBe(3);
     expect(missing.stderr).toMatch(/nope\.zip/);
   });
+
+  it('takes its data from ENGRAM_LOCOMO_DATA, and with no data says where to get it (exit 3)', async () => {
+    const w = workspace();
+    const fromEnv = await w.cli(['eval', 'locomo', '--json'], { ENGRAM_LOCOMO_DATA: w.zipPath });
+    expect(fromEnv.code, fromEnv.stderr).toBe(0);
+    expect(JSON.parse(fromEnv.stdout).conversations).toBe(2);
+    const none = await w.cli(['eval', 'locomo']);
+    expect(none.code).toBe(3);
+    expect(none.stderr).toMatch(/--data/);
+    expect(none.stderr).toMatch(/ENGRAM_LOCOMO_DATA/);
+    expect(none.stderr).toMatch(/locomo10\.json/);
+  });
 });

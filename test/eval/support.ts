@@ -179,9 +179,10 @@ export function workspace() {
       'data/multimodal_dialog/locomo10_v2/26.json': JSON.stringify(CONV_26),
     }),
   );
-  const cli = (args: string[]): Promise<Run> =>
+  const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> =>
     new Promise((resolve) => {
-      execFile('node', [BIN, ...args], { env, cwd: root }, (error, stdout, stderr) => {
+      const childEnv = { ...env, ...extraEnv };
+      execFile('node', [BIN, ...args], { env: childEnv, cwd: root }, (error, stdout, stderr) => {
         resolve({
           code: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
           stdout,

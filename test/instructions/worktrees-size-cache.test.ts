@@ -13,6 +13,7 @@ describe('worktrees, size, cache', () => {
     s.write('main/.git/worktrees/feature/HEAD', 'ref: refs/heads/feature\n');
     s.write('main/CLAUDE.md', 'MAIN-CHECKED-IN');
     s.write('main/CLAUDE.local.md', 'MAIN-LOCAL-NOTES');
+    s.write('main/.claude/CLAUDE.md', 'MAIN-DOT-CLAUDE');
     s.write(
       'main/.claude/worktrees/feature/.git',
       `gitdir: ${join(s.root, 'main/.git/worktrees/feature')}\n`,
@@ -20,6 +21,13 @@ describe('worktrees, size, cache', () => {
     s.write('main/.claude/worktrees/feature/CLAUDE.md', 'WORKTREE-COPY');
     const out = json(s, join(s.root, 'main/.claude/worktrees/feature'));
     expect(out.prompt).not.toContain('MAIN-CHECKED-IN');
+    expect(out.prompt).not.toContain('MAIN-DOT-CLAUDE');
+    // Each skipped file is named once, though `.claude/CLAUDE.md` is reachable from two folders.
+    const skipped = out.reports.filter((r) => /this worktree has its own copy/.test(r.message));
+    expect(skipped.map((r) => r.path.slice(s.root.length + 1)).sort()).toEqual([
+      'main/.claude/CLAUDE.md',
+      'main/CLAUDE.md',
+    ]);
     expect(out.prompt).toContain('MAIN-LOCAL-NOTES');
     expect(out.prompt).toContain('WORKTREE-COPY');
     expect(rel(s, out.files)).toEqual([

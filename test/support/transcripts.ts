@@ -1,6 +1,6 @@
 /**
- * A writer for Claude Code-shaped session transcripts (JSONL), following the reference notes in
- * ../shared/reference/claude-code-transcripts.md: envelope fields on every line, one assistant reply
+ * A writer for Claude Code-shaped session transcripts (JSONL), following the shapes Claude Code
+ * writes to its session files: envelope fields on every line, one assistant reply
  * split over several lines sharing `message.id`, tool results as user lines with `toolUseResult`,
  * progress and file-history-snapshot lines in between. Acceptance tests only.
  */

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { defaultLocomoPath, loadLocomo } from '../../eval/locomo.js';
+import { defaultLocomoPath, LOCOMO_DATA_ENV, loadLocomo } from '../../eval/locomo.js';
 import { buildReport, formatReport } from '../../eval/report.js';
 import { bm25Ranker, engramRanker, type RankerRun, runRanker } from '../../eval/runner.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
@@ -52,11 +52,14 @@ export function registerEvalCommands(program: Command, io: CliIo): void {
       if (opts.baseline !== undefined && opts.baseline !== 'bm25') {
         throw new EngramError('invalid_input', `unknown baseline: ${opts.baseline} (known: bm25)`);
       }
-      const data = opts.data !== undefined ? resolve(io.cwd, opts.data) : defaultLocomoPath();
+      const configured = opts.data ?? defaultLocomoPath(io.env);
+      const data = configured !== undefined ? resolve(io.cwd, configured) : undefined;
       if (data === undefined) {
         throw new EngramError(
           'not_found',
-          'no LoCoMo data found at ../shared/data/locomo/locomo10.zip; pass --data <zip|dir|json>',
+          `no LoCoMo data given: pass --data <zip|dir|json> or set ${LOCOMO_DATA_ENV}. ` +
+            'The data set is not shipped with engram (its licence is non-commercial): get ' +
+            "locomo10.json from the LoCoMo authors' release (snap-research/locomo, data/locomo10.json).",
         );
       }
       const conversations = loadLocomo(data);

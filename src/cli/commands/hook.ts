@@ -53,7 +53,8 @@ function scopeOf(opts: InstallOptions): SettingsScope {
   const chosen = [opts.project && 'project', opts.user && 'user', opts.local && 'local'].filter(
     Boolean,
   ) as SettingsScope[];
-  if (chosen.length > 1) throw new Error('choose one of --project, --user, --local');
+  if (chosen.length > 1)
+    throw new EngramError('invalid_input', 'choose one of --project, --user, --local');
   return chosen[0] ?? 'user';
 }
 

@@ -1,6 +1,6 @@
 /**
  * Test conversations. `ClaudeCodeTranscript` writes JSONL shaped like a real Claude Code session
- * (see /work/shared/reference/claude-code-transcripts.md): one assistant reply split over several
+ * (the shapes Claude Code writes to its session JSONL files): one assistant reply split over several
  * lines, one content block per line, sharing `message.id` and `requestId`; tool results as user
  * lines whose parent is the tool_use line; an envelope with uuid/parentUuid/sessionId/cwd.
  */
