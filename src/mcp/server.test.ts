@@ -210,12 +210,15 @@ describe('engram MCP server (in-memory linked transport)', () => {
     });
     expect((memory.contents[0] as { text: string }).text).toContain('type: feedback');
 
-    // Names that are not URI-safe: a literal %, spaces, CJK, a folder.
-    for (const file of ['done-100%.md', 'ops/on call 轮值.md']) {
+    // A literal % would make the index line point at another file: refused at this door too.
+    const percent = await call('memory_save', { ...CORRECTION, name: 'x', file: 'done-100%.md' });
+    expect(percent.isError).toBe(true);
+    // Names that are not URI-safe but index-safe: spaces, CJK, a folder.
+    for (const file of ['ops/on call 轮值.md']) {
       await call('memory_save', { ...CORRECTION, name: file, file });
     }
     const listed = (await client.listResources()).resources.map((r) => r.uri);
-    expect(listed).toContain('engram://memory/done-100%25.md');
+    expect(listed).not.toContain('engram://memory/done-100%25.md');
     expect(listed).toContain('engram://memory/ops/on%20call%20%E8%BD%AE%E5%80%BC.md');
     for (const uri of [...listed, 'engram://memory/ops/on call 轮值.md']) {
       const read = await client.readResource({ uri });

@@ -1,8 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readOwnFile } from '../confine/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errnoCode } from '../util/errors.js';
 import { withFileLock } from '../util/file-lock.js';
+import { memoryDirConfinement } from './confined.js';
 import { INDEX_FILE, INDEX_LINE_MAX_CHARS, INDEX_MAX_BYTES, INDEX_MAX_LINES } from './constants.js';
 
 export interface IndexLimits {
@@ -111,9 +112,10 @@ export async function loadIndex(
   return { ...truncateIndex(raw ?? '', limits), exists: raw !== undefined, path };
 }
 
+/** MEMORY.md as on disk; undefined when missing. A link out or a hard link is refused. */
 export async function readIndexRaw(dir: string): Promise<string | undefined> {
   try {
-    return await readFile(join(dir, INDEX_FILE), 'utf8');
+    return (await memoryDirConfinement(dir).readText(INDEX_FILE)).text;
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined;
     throw error;
@@ -221,10 +223,14 @@ export async function updateIndex(
   dir: string,
   change: (current: string) => string,
 ): Promise<string> {
-  return withFileLock(join(dir, `.${INDEX_FILE}.lock`), async () => {
-    const current = (await readIndexRaw(dir)) ?? '';
-    const next = change(current);
-    if (next !== current) await writeFileAtomic(join(dir, INDEX_FILE), next, { mode: 0o600 });
-    return next;
-  });
+  // The lock and the index are addressed through the held directory, never through a path a
+  // concurrent process could re-point.
+  return memoryDirConfinement(dir).withDir('.', (held) =>
+    withFileLock(join(held, `.${INDEX_FILE}.lock`), async () => {
+      const current = (await readOwnFile(held, INDEX_FILE)) ?? '';
+      const next = change(current);
+      if (next !== current) await writeFileAtomic(join(held, INDEX_FILE), next, { mode: 0o600 });
+      return next;
+    }),
+  );
 }

@@ -1,8 +1,8 @@
-import { mkdir, readFile, rm, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, join, normalize } from 'node:path';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { isAbsolute, join } from 'node:path';
+import { writeNameProblem } from '../confine/index.js';
 import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { EngramError, errnoCode } from '../util/errors.js';
+import { memoryDirConfinement } from './confined.js';
 import { INDEX_FILE } from './constants.js';
 import { parseFrontmatter, renderFrontmatter, stringField } from './frontmatter.js';
 import { removeIndexLine, renderIndexLine, updateIndex, upsertIndexLine } from './index-file.js';
@@ -60,17 +60,50 @@ export function checkMemoryInput(input: Partial<MemoryInput>): MemoryCheck {
   return { errors, warnings };
 }
 
-/** A memory file name must stay inside the directory and be a topic file. Returns a problem or undefined. */
+/**
+ * Characters a name may not carry because its index line would point elsewhere or break: `#` and
+ * `%` change what a markdown link target means, brackets, angle brackets, backticks and quotes end
+ * or open markdown syntax, `|` splits tables.
+ */
+const INDEX_BREAKING = /[#%[\]()<>`"|\\]/;
+
+/**
+ * A memory file name must stay inside the directory, be a visible topic file, and be safe to
+ * write into MEMORY.md as one line that points at exactly that file. Returns a problem or undefined.
+ */
 export function checkMemoryFileName(file: string): string | undefined {
-  if (!file.endsWith('.md')) return `Memory file names end in .md (got "${file}").`;
+  const shown = JSON.stringify(file);
+  if (!file.endsWith('.md')) return `Memory file names end in .md (got ${shown}).`;
   if (file.includes('\0')) return 'Memory file names cannot contain NUL.';
   if (isAbsolute(file) || file.includes('\\'))
-    return `Memory file names are relative paths (got "${file}").`;
-  const norm = normalize(file);
-  if (norm.startsWith('..') || norm.split('/').some((p) => p === '..' || p.startsWith('.'))) {
-    return `Memory file names cannot leave the directory or be hidden (got "${file}").`;
+    return `Memory file names are relative paths (got ${shown}).`;
+  const parts = file.split('/');
+  if (parts.some((p) => p === '..' || p === '.' || p.startsWith('.'))) {
+    return `Memory file names cannot leave the directory or be hidden (got ${shown}).`;
   }
-  if (norm === INDEX_FILE || norm.endsWith(`/${INDEX_FILE}`))
+  for (const part of parts) {
+    const problem = writeNameProblem(part);
+    if (problem) return `Memory file name ${shown} is refused: ${problem}.`;
+  }
+  if (INDEX_BREAKING.test(file))
+    return `Memory file name ${shown} is refused: # % [ ] ( ) < > \` " | would break its index line; use letters, digits, - and _.`;
+  if (file === INDEX_FILE || file.endsWith(`/${INDEX_FILE}`))
+    return `${INDEX_FILE} is the index, not a memory.`;
+  return undefined;
+}
+
+/**
+ * The looser check for names that already exist (reads, removes, revocations): a memory written
+ * before names were checked can still be shown and retired. The confinement judges the path.
+ */
+export function checkExistingMemoryName(file: string): string | undefined {
+  const shown = JSON.stringify(file);
+  if (!file.endsWith('.md')) return `Memory file names end in .md (got ${shown}).`;
+  if (file.includes('\0') || isAbsolute(file) || file.includes('\\'))
+    return `Memory file names are relative paths (got ${shown}).`;
+  if (file.split('/').some((p) => p === '..' || p === '.' || p.startsWith('.')))
+    return `Memory file names cannot leave the directory or be hidden (got ${shown}).`;
+  if (file === INDEX_FILE || file.endsWith(`/${INDEX_FILE}`))
     return `${INDEX_FILE} is the index, not a memory.`;
   return undefined;
 }
@@ -84,7 +117,9 @@ export function memoryFileName(name: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, 60)
     .replace(/-+$/, '');
-  return `${slug || 'memory'}.md`;
+  // `con`, `nul`, `lpt1`: device names on Windows, refused as files everywhere.
+  const safe = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/.test(slug) ? `${slug}-memory` : slug;
+  return `${safe || 'memory'}.md`;
 }
 
 export function renderMemory(input: MemoryInput): string {
@@ -116,15 +151,9 @@ export async function saveMemory(dir: string, input: MemoryInput): Promise<SaveR
   if (check.errors.length > 0) throw new EngramError('invalid_input', check.errors.join(' '));
   const file = input.file ?? memoryFileName(input.name);
   const path = join(dir, file);
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const existed = await readFile(path, 'utf8').then(
-    () => true,
-    (error) => {
-      if (errnoCode(error) === 'ENOENT') return false;
-      throw error;
-    },
-  );
-  await writeFileAtomic(path, renderMemory(input), { mode: 0o600 });
+  const confined = memoryDirConfinement(dir);
+  const existed = (await confined.info(file)) !== undefined;
+  await confined.writeText(file, renderMemory(input), { mode: 0o600 });
   const indexLine = renderIndexLine(input.name, file, input.description);
   await updateIndex(dir, (text) => upsertIndexLine(text, file, indexLine));
   return { file, path, created: !existed, indexLine, warnings: check.warnings };
@@ -140,15 +169,14 @@ export interface MemoryDocument {
 
 /** Read one memory file in full. */
 export async function readMemory(dir: string, file: string): Promise<MemoryDocument> {
-  const problem = checkMemoryFileName(file);
+  const problem = checkExistingMemoryName(file);
   if (problem) throw new EngramError('invalid_input', problem);
-  const path = join(dir, file);
   let content: string;
   let mtimeMs: number;
   try {
-    const [text, info] = await Promise.all([readFile(path, 'utf8'), stat(path)]);
-    content = text;
-    mtimeMs = info.mtimeMs;
+    const read = await memoryDirConfinement(dir).readText(file);
+    content = read.text;
+    mtimeMs = read.mtimeMs;
   } catch (error) {
     if (errnoCode(error) === 'ENOENT')
       throw new EngramError('not_found', `No memory named ${file} in ${dir}`);
@@ -164,11 +192,11 @@ export async function removeMemory(
   dir: string,
   file: string,
 ): Promise<{ removedFile: boolean; removedIndexLine: boolean }> {
-  const problem = checkMemoryFileName(file);
+  const problem = checkExistingMemoryName(file);
   if (problem) throw new EngramError('invalid_input', problem);
   let removedFile = true;
   try {
-    await rm(join(dir, file));
+    await memoryDirConfinement(dir).remove(file);
   } catch (error) {
     if (errnoCode(error) !== 'ENOENT') throw error;
     removedFile = false;
@@ -221,12 +249,10 @@ export async function revokeMemory(
   data.revoked = new Date(resolveClock(options).now()).toISOString().slice(0, 10);
   data.reason = options.reason.replace(/\s+/g, ' ').trim();
   if (options.supersededBy !== undefined) data.superseded_by = options.supersededBy;
-  await writeFileAtomic(
-    doc.header.path,
+  await memoryDirConfinement(dir).writeText(
+    file,
     renderFrontmatter(data, parsed.found ? parsed.body : doc.content),
-    {
-      mode: 0o600,
-    },
+    { mode: 0o600 },
   );
   await updateIndex(dir, (text) => removeIndexLine(text, file));
 }

@@ -69,16 +69,3 @@ export function editSnippet(content: string, changedLine: number, changedLines =
     start + 1,
   )}`;
 }
-
-/** 1-based line numbers where each occurrence of `needle` starts. */
-export function occurrenceLines(content: string, needle: string): number[] {
-  const lines: number[] = [];
-  if (needle === '') return lines;
-  let from = 0;
-  for (;;) {
-    const at = content.indexOf(needle, from);
-    if (at === -1) return lines;
-    lines.push(content.slice(0, at).split('\n').length);
-    from = at + needle.length;
-  }
-}

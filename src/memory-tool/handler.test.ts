@@ -326,20 +326,24 @@ describe('memory tool refusals', () => {
     await expect(handlers.view({ command: 'view', path })).rejects.toThrow(message);
   });
 
-  it('refuses encoded backslashes and NUL, and keeps a literal % in a name', async () => {
+  it('refuses encoded backslashes and NUL, and a % in a memory name (its index line would mislead)', async () => {
     expect(parseMemoryToolPath('/memories/a%5c..%5cx')).toMatchObject({ ok: false });
     expect(parseMemoryToolPath('/memories/a%00b')).toMatchObject({ ok: false });
     expect(parseMemoryToolPath('/memories/progress-100%.md')).toEqual({
       ok: true,
       rel: 'progress-100%.md',
     });
-    expect(
-      await handlers.create({
+    await expect(
+      handlers.create({
         command: 'create',
         path: '/memories/progress-100%.md',
         file_text: 'done',
       }),
-    ).toMatch(/^File created successfully at: \/memories\/progress-100%\.md\nNote:/);
+    ).rejects.toThrow(/would break its index line/);
+    // A plain (non-memory) file may carry it: it never gets an index line.
+    expect(
+      await handlers.create({ command: 'create', path: '/memories/100%.txt', file_text: 'x' }),
+    ).toBe('File created successfully at: /memories/100%.txt');
   });
 
   it('accepts the root with and without a trailing slash and collapses empty segments', () => {

@@ -1,26 +1,24 @@
-import { lstat, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { MemoryToolHandlers } from '@anthropic-ai/sdk/helpers/beta/memory';
+import { ConfinementError, uniqueEdit } from '../confine/index.js';
+import { memoryDirConfinement } from '../memdir/confined.js';
 import { INDEX_FILE } from '../memdir/constants.js';
-import { listMemoryFiles, readMemory } from '../memdir/index.js';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { checkMemoryFileName, listMemoryFiles, readMemory } from '../memdir/index.js';
 import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { errnoCode } from '../util/errors.js';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/file-modes.js';
+import { PRIVATE_FILE_MODE } from '../util/file-modes.js';
 import {
   editSnippet,
   formatFileView,
   formatListing,
   type ListingItem,
   MAX_FILE_LINES,
-  occurrenceLines,
 } from './format.js';
 import { indexNote, isTopicFile, syncIndex, syncRenamedIndex } from './index-sync.js';
-import { confinedRealPath, parseMemoryToolPath } from './paths.js';
+import { parseMemoryToolPath } from './paths.js';
 import { revokeForDelete } from './revoke-delete.js';
 
 const FILE_MODE = PRIVATE_FILE_MODE;
-const DIR_MODE = PRIVATE_DIR_MODE;
 
 export interface MemoryToolOptions {
   /** The engram memory directory that `/memories` maps onto. */
@@ -44,9 +42,8 @@ export class MemoryToolError extends Error {
 
 interface Target {
   path: string;
+  /** Relative to the memory directory; '.' for the root. Every use goes through the confinement. */
   rel: string;
-  /** The real location on disk (symlinks in existing ancestors resolved and confined). */
-  real: string;
 }
 
 type Commands = Parameters<MemoryToolHandlers[keyof MemoryToolHandlers]>[0];
@@ -66,34 +63,53 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
   const root = options.memoryDir;
   const clock = resolveClock(options);
 
-  async function target(path: unknown): Promise<Target> {
-    const parsed = parseMemoryToolPath(path);
-    if (!parsed.ok) throw new MemoryToolError(parsed.error);
-    await mkdir(root, { recursive: true, mode: DIR_MODE });
-    const real = await confinedRealPath(root, join(root, parsed.rel));
-    if (real === undefined) {
-      // The official wording first (models and tests know it), then which path it was.
-      throw new MemoryToolError(
-        `Path would escape /memories directory via symlink: ${String(path)}`,
-      );
-    }
-    return { path: String(path), rel: parsed.rel, real };
-  }
+  const confined = memoryDirConfinement(root);
 
-  async function existingFile(t: Target): Promise<string> {
-    let info: Awaited<ReturnType<typeof stat>>;
+  /** Confinement refusals in the official wording first (models know it), then the reason. */
+  async function guarded<T>(t: { path: string }, fn: () => Promise<T>): Promise<T> {
     try {
-      info = await stat(t.real);
+      return await fn();
     } catch (error) {
-      if (errnoCode(error) === 'ENOENT') {
+      if (error instanceof ConfinementError) {
         throw new MemoryToolError(
-          `The path ${t.path} does not exist. Please provide a valid path.`,
+          /link/.test(error.reason)
+            ? `Path would escape /memories directory via symlink: ${t.path} (${error.reason})`
+            : `Refused: ${t.path}: ${error.reason}.`,
         );
       }
       throw error;
     }
-    if (!info.isFile()) throw new MemoryToolError(`The path ${t.path} is not a file.`);
-    const content = await readFile(t.real, 'utf8');
+  }
+
+  function target(path: unknown): Target {
+    const parsed = parseMemoryToolPath(path);
+    if (!parsed.ok) throw new MemoryToolError(parsed.error);
+    return { path: String(path), rel: parsed.rel === '' ? '.' : parsed.rel };
+  }
+
+  /** A `.md` name that is not a safe topic-file name would index the wrong file: refuse it. */
+  function writable(path: unknown): Target {
+    const t = target(path);
+    if (t.rel.endsWith('.md') && t.rel !== INDEX_FILE) {
+      const problem = checkMemoryFileName(t.rel);
+      if (problem) throw new MemoryToolError(problem);
+    }
+    return t;
+  }
+
+  async function existingFile(t: Target): Promise<string> {
+    const content = await guarded(t, () => confined.readText(t.rel)).then(
+      (r) => r.text,
+      (error: unknown) => {
+        if (errnoCode(error) === 'ENOENT')
+          throw new MemoryToolError(
+            `The path ${t.path} does not exist. Please provide a valid path.`,
+          );
+        if (errnoCode(error) === 'EISDIR')
+          throw new MemoryToolError(`The path ${t.path} is not a file.`);
+        throw error;
+      },
+    );
     const lines = content.split('\n').length;
     if (lines > MAX_FILE_LINES) {
       throw new MemoryToolError(
@@ -105,57 +121,53 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
 
   async function listing(t: Target, dirSize: number): Promise<string> {
     const items: ListingItem[] = [];
-    const collect = async (dir: string, rel: string, depth: number): Promise<void> => {
-      const names = (await readdir(dir)).sort();
-      for (const name of names) {
-        if (name.startsWith('.') || name === 'node_modules') continue;
-        const full = join(dir, name);
-        const childRel = rel ? `${rel}/${name}` : name;
-        if ((await confinedRealPath(root, full)) === undefined) continue;
-        const info = await stat(full).catch(() => undefined);
-        if (info?.isDirectory()) {
-          items.push({ path: `${childRel}/`, size: info.size });
-          if (depth < 2) await collect(full, childRel, depth + 1);
-        } else if (info?.isFile()) {
-          items.push({ path: childRel, size: info.size });
+    const collect = async (rel: string, shownRel: string, depth: number): Promise<void> => {
+      const entries = (await confined.list(rel)).sort((x, y) => (x.name < y.name ? -1 : 1));
+      for (const entry of entries) {
+        if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+        // Links are not listed: a listing never advertises a way out.
+        if (entry.kind === 'other') continue;
+        const childRel = rel === '.' ? entry.name : `${rel}/${entry.name}`;
+        const childShown = shownRel ? `${shownRel}/${entry.name}` : entry.name;
+        const info = await confined.info(childRel).catch(() => undefined);
+        if (entry.kind === 'dir') {
+          items.push({ path: `${childShown}/`, size: info?.size ?? 0 });
+          if (depth < 2) await collect(childRel, childShown, depth + 1);
+        } else {
+          items.push({ path: childShown, size: info?.size ?? 0 });
         }
       }
     };
-    await collect(t.real, '', 1);
+    await collect(t.rel, '', 1);
     return formatListing(t.path, dirSize, items);
   }
 
+  async function info(t: Target, missing: string) {
+    const found = await guarded(t, () => confined.info(t.rel));
+    if (!found) throw new MemoryToolError(missing);
+    return found;
+  }
+
   async function view(command: Command<'view'>): Promise<string> {
-    const t = await target(command.path);
-    const info = await lstat(t.real).catch((error: unknown) => {
-      if (errnoCode(error) === 'ENOENT') {
-        throw new MemoryToolError(
-          `The path ${t.path} does not exist. Please provide a valid path.`,
-        );
-      }
-      throw error;
-    });
-    if (info.isDirectory()) return listing(t, info.size);
+    const t = target(command.path);
+    const found = await info(t, `The path ${t.path} does not exist. Please provide a valid path.`);
+    if (found.kind === 'dir') return guarded(t, () => listing(t, found.size));
     const content = await existingFile(t);
     return formatFileView(t.path, content, command.view_range);
   }
 
   async function create(command: Command<'create'>): Promise<string> {
-    const t = await target(command.path);
-    if (t.rel === '') throw new MemoryToolError(`File ${t.path} already exists`);
-    await mkdir(dirname(t.real), { recursive: true, mode: DIR_MODE });
-    let handle: Awaited<ReturnType<typeof open>> | undefined;
+    const t = writable(command.path);
+    if (t.rel === '.') throw new MemoryToolError(`File ${t.path} already exists`);
     try {
-      handle = await open(t.real, 'wx', FILE_MODE);
-      await handle.writeFile(command.file_text ?? '', 'utf8');
-      await handle.sync();
+      await guarded(t, () =>
+        confined.writeText(t.rel, command.file_text ?? '', { exclusive: true, mode: FILE_MODE }),
+      );
     } catch (error) {
       if (errnoCode(error) === 'EEXIST' || errnoCode(error) === 'EISDIR') {
         throw new MemoryToolError(`File ${t.path} already exists${await revokedNote(t)}`);
       }
       throw error;
-    } finally {
-      await handle?.close().catch(() => {});
     }
     return `File created successfully at: ${t.path}${await afterWrite(t)}`;
   }
@@ -183,29 +195,28 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
   }
 
   async function strReplace(command: Command<'str_replace'>): Promise<string> {
-    const t = await target(command.path);
+    const t = writable(command.path);
     const content = await existingFile(t);
     const oldStr = command.old_str ?? '';
-    const lines = occurrenceLines(content, oldStr);
-    if (lines.length === 0) {
+    const newStr = command.new_str ?? '';
+    const edit = uniqueEdit(content, oldStr, newStr);
+    if (!edit.ok && edit.kind !== 'ambiguous') {
       throw new MemoryToolError(
         `No replacement was performed, old_str \`${oldStr}\` did not appear verbatim in ${t.path}.`,
       );
     }
-    if (lines.length > 1) {
+    if (!edit.ok) {
       throw new MemoryToolError(
-        `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines: ${lines.join(', ')}. Please ensure it is unique`,
+        `No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines: ${edit.lines.join(', ')}. Please ensure it is unique`,
       );
     }
-    const newStr = command.new_str ?? '';
-    const next = content.replace(oldStr, () => newStr);
-    await writeFileAtomic(t.real, next, { mode: FILE_MODE });
-    const snippet = editSnippet(next, lines[0]!, newStr.split('\n').length);
+    await guarded(t, () => confined.writeText(t.rel, edit.text, { mode: FILE_MODE }));
+    const snippet = editSnippet(edit.text, edit.line, newStr.split('\n').length);
     return `${snippet}${await afterWrite(t)}`;
   }
 
   async function insert(command: Command<'insert'>): Promise<string> {
-    const t = await target(command.path);
+    const t = writable(command.path);
     const content = await existingFile(t);
     const lines = content.split('\n');
     const at = command.insert_line;
@@ -215,37 +226,36 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
       );
     }
     lines.splice(at, 0, (command.insert_text ?? '').replace(/\n$/, ''));
-    await writeFileAtomic(t.real, lines.join('\n'), { mode: FILE_MODE });
+    await guarded(t, () => confined.writeText(t.rel, lines.join('\n'), { mode: FILE_MODE }));
     return `The file ${t.path} has been edited.${await afterWrite(t)}`;
   }
 
   async function remove(command: Command<'delete'>): Promise<string> {
-    const t = await target(command.path);
-    if (t.rel === '') throw new MemoryToolError('Cannot delete the /memories directory itself');
+    const t = target(command.path);
+    if (t.rel === '.') throw new MemoryToolError('Cannot delete the /memories directory itself');
     if (t.rel === INDEX_FILE) {
       throw new MemoryToolError(
         `${t.path} is the index of this memory directory and is kept in step automatically; delete the memories it lists instead.`,
       );
     }
-    const info = await lstat(t.real).catch((error: unknown) => {
-      if (errnoCode(error) === 'ENOENT')
-        throw new MemoryToolError(`The path ${t.path} does not exist`);
-      throw error;
-    });
+    // Checked as a write first: a link, `.git` or a lock file is refused before anything happens.
+    await guarded(t, () => confined.check(t.rel, 'write'));
+    const found = await info(t, `The path ${t.path} does not exist`);
+    const isDirectory = found.kind === 'dir';
     if ((options.onDelete ?? 'revoke') === 'revoke') {
       const kept = await revokeForDelete(
         root,
-        { rel: t.rel, real: t.real, isDirectory: info.isDirectory() },
+        { rel: t.rel, isDirectory },
         { reason: options.deleteReason ?? 'Deleted through the memory tool.', clock },
       );
       if (kept > 0) {
         return `Successfully deleted ${t.path} (${kept === 1 ? 'the memory is' : `${kept} memories are`} kept on disk marked revoked, so ${kept === 1 ? 'it is' : 'they are'} never recalled or learned again)`;
       }
     }
-    const gone = info.isDirectory()
-      ? (await listMemoryFiles(t.real)).map((f) => `${t.rel}/${f}`)
+    const gone = isDirectory
+      ? (await listMemoryFiles(join(root, t.rel))).map((f) => `${t.rel}/${f}`)
       : [t.rel];
-    await rm(t.real, { recursive: true, force: false });
+    await guarded(t, () => confined.remove(t.rel, { recursive: true }));
     await syncRenamedIndex(
       root,
       gone.filter(isTopicFile).map((from) => ({ from })),
@@ -254,39 +264,33 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
   }
 
   async function renameCommand(command: Command<'rename'>): Promise<string> {
-    const from = await target(command.old_path);
-    const to = await target(command.new_path);
-    if (from.rel === '') throw new MemoryToolError('Cannot rename the /memories directory itself');
+    const from = target(command.old_path);
+    const to = writable(command.new_path);
+    if (from.rel === '.') throw new MemoryToolError('Cannot rename the /memories directory itself');
     if (from.rel === INDEX_FILE || to.rel === INDEX_FILE) {
       throw new MemoryToolError(
         `${INDEX_FILE} is the index of this memory directory and cannot be renamed or replaced.`,
       );
     }
-    if (
-      to.rel === '' ||
-      (await lstat(to.real).then(
-        () => true,
-        () => false,
-      ))
-    ) {
+    await guarded(from, () => confined.check(from.rel, 'write'));
+    await guarded(to, () => confined.check(to.rel, 'write')).catch((error: unknown) => {
+      if (errnoCode(error) !== 'ENOENT') throw error;
+    });
+    if (to.rel === '.' || (await confined.info(to.rel)) !== undefined) {
       throw new MemoryToolError(`The destination ${to.path} already exists`);
     }
-    const info = await lstat(from.real).catch((error: unknown) => {
-      if (errnoCode(error) === 'ENOENT')
-        throw new MemoryToolError(`The path ${from.path} does not exist`);
-      throw error;
-    });
-    if (info.isDirectory() && (to.rel === from.rel || to.rel.startsWith(`${from.rel}/`))) {
+    const found = await info(from, `The path ${from.path} does not exist`);
+    const isDirectory = found.kind === 'dir';
+    if (isDirectory && (to.rel === from.rel || to.rel.startsWith(`${from.rel}/`))) {
       throw new MemoryToolError(`Cannot move ${from.path} into itself`);
     }
-    const moved = info.isDirectory()
-      ? (await listMemoryFiles(from.real)).map((f) => ({
+    const moved = isDirectory
+      ? (await listMemoryFiles(join(root, from.rel))).map((f) => ({
           from: `${from.rel}/${f}`,
           to: `${to.rel}/${f}`,
         }))
       : [{ from: from.rel, to: to.rel }];
-    await mkdir(dirname(to.real), { recursive: true, mode: DIR_MODE });
-    await rename(from.real, to.real);
+    await guarded(from, () => confined.rename(from.rel, to.rel));
     await syncRenamedIndex(
       root,
       moved.filter((m) => isTopicFile(m.from) || isTopicFile(m.to)),

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
+import { memoryDirConfinement } from '../memdir/confined.js';
 import {
   checkMemoryFileName,
   headerFromText,
@@ -35,7 +35,7 @@ async function lineFor(
   };
   let text: string;
   try {
-    text = await readFile(join(root, rel), 'utf8');
+    text = (await memoryDirConfinement(root).readText(rel)).text;
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return { outcome };
     throw error;

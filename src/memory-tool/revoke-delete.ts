@@ -1,5 +1,6 @@
-import { readdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Confinement } from '../confine/index.js';
+import { memoryDirConfinement } from '../memdir/confined.js';
 import { listMemoryFiles, readMemory, revokeMemory } from '../memdir/index.js';
 import type { Clock } from '../util/clock.js';
 import { isTopicFile } from './index-sync.js';
@@ -8,16 +9,16 @@ import { isTopicFile } from './index-sync.js';
  * Files the model sees as plain files (not memories) under `dir`: progress notes, logs. Hidden
  * entries are left alone: the listing never shows them, so the model cannot mean them.
  */
-async function removePlainFiles(dir: string): Promise<void> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    if (entry.name.startsWith('.')) continue;
-    const full = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      await removePlainFiles(full);
+async function removePlainFiles(confined: Confinement, rel: string): Promise<void> {
+  for (const entry of await confined.list(rel)) {
+    if (entry.name.startsWith('.') || entry.kind === 'other') continue;
+    const child = `${rel}/${entry.name}`;
+    if (entry.kind === 'dir') {
+      await removePlainFiles(confined, child);
       // Gone when it held only plain files; kept (ENOTEMPTY) when it holds revoked memories.
-      await rmdir(full).catch(() => {});
+      await confined.remove(child).catch(() => {});
     } else if (!isTopicFile(entry.name)) {
-      await rm(full, { force: true });
+      await confined.remove(child).catch(() => {});
     }
   }
 }
@@ -30,11 +31,11 @@ async function removePlainFiles(dir: string): Promise<void> {
  */
 export async function revokeForDelete(
   root: string,
-  target: { rel: string; real: string; isDirectory: boolean },
+  target: { rel: string; isDirectory: boolean },
   options: { reason: string; clock: Clock },
 ): Promise<number> {
   const memories = target.isDirectory
-    ? (await listMemoryFiles(target.real)).map((f) => `${target.rel}/${f}`)
+    ? (await listMemoryFiles(join(root, target.rel))).map((f) => `${target.rel}/${f}`)
     : isTopicFile(target.rel)
       ? [target.rel]
       : [];
@@ -43,6 +44,6 @@ export async function revokeForDelete(
     const doc = await readMemory(root, file);
     if (doc.header.status !== 'revoked') await revokeMemory(root, file, options);
   }
-  if (target.isDirectory) await removePlainFiles(target.real);
+  if (target.isDirectory) await removePlainFiles(memoryDirConfinement(root), target.rel);
   return memories.length;
 }

@@ -1,0 +1,149 @@
+import { link, mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ConfinementError, createConfinement } from './index.js';
+
+let top: string;
+let root: string;
+let outside: string;
+
+beforeEach(async () => {
+  top = await mkdtemp(join(tmpdir(), 'engram-confine-'));
+  root = join(top, 'memory');
+  outside = join(top, 'outside');
+  await mkdir(join(root, 'archive', '2024', 'q1'), { recursive: true });
+  await mkdir(outside, { recursive: true });
+  await writeFile(join(outside, 'secret.txt'), 'outside secret\n');
+});
+
+const memory = () => createConfinement({ roots: [{ path: root, write: true }] });
+
+async function refused(p: Promise<unknown>): Promise<string> {
+  const error = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ConfinementError);
+  return (error as ConfinementError).reason;
+}
+
+describe('createConfinement', () => {
+  it('writes and reads inside the root, relative and absolute (positive controls)', async () => {
+    const c = memory();
+    await c.writeText('a.md', 'A');
+    await c.writeText(join(root, 'deep', 'b.md'), 'B');
+    await c.writeText('archive/../c.md', 'C');
+    expect((await c.readText('a.md')).text).toBe('A');
+    expect((await c.readText(join(root, 'deep/b.md'))).text).toBe('B');
+    expect(await readFile(join(root, 'c.md'), 'utf8')).toBe('C');
+    expect((await c.list('.')).map((e) => e.name).sort()).toEqual([
+      'a.md',
+      'archive',
+      'c.md',
+      'deep',
+    ]);
+  });
+
+  it('refuses traversal, sibling prefixes and absolute paths elsewhere', async () => {
+    const c = memory();
+    await refused(c.writeText('../outside/x.md', 'x'));
+    await refused(c.writeText(`${root}-evil/x.md`, 'x'));
+    await refused(c.writeText('/etc/passwd', 'x'));
+    await refused(c.readText('../outside/secret.txt'));
+    expect(await readdir(outside)).toEqual(['secret.txt']);
+  });
+
+  it('resolves `..` after a link physically for the check AND the write', async () => {
+    await symlink('archive/2024/q1', join(root, 'latest'));
+    const c = memory();
+    // latest/.. is archive/2024 physically; three more climbs leave the root.
+    await refused(c.writeText('latest/../../../../outside/x.md', 'x'));
+    // Inside after the physical walk: lands where the kernel would put it, and nowhere else.
+    await c.writeText('latest/../note.md', 'n');
+    expect(await readFile(join(root, 'archive', '2024', 'note.md'), 'utf8')).toBe('n');
+  });
+
+  it('never follows a link out: folder, file, parent, dangling, absolute', async () => {
+    await symlink(outside, join(root, 'out'));
+    await symlink(join(outside, 'secret.txt'), join(root, 'leak.md'));
+    await symlink(join(outside, 'nothing-yet.md'), join(root, 'dangling.md'));
+    const c = memory();
+    await refused(c.writeText('out/x.md', 'x'));
+    await refused(c.readText('out/secret.txt'));
+    await refused(c.readText('leak.md'));
+    await refused(c.writeText('leak.md', 'x'));
+    await refused(c.writeText('dangling.md', 'x'));
+    await refused(c.remove('out/secret.txt'));
+    expect(await readdir(outside)).toEqual(['secret.txt']);
+    expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('outside secret\n');
+  });
+
+  it('follows a link that stays inside for reads only', async () => {
+    await writeFile(join(root, 'real.md'), 'R');
+    await symlink('real.md', join(root, 'alias.md'));
+    const c = memory();
+    expect((await c.readText('alias.md')).text).toBe('R');
+    expect(await refused(c.writeText('alias.md', 'x'))).toMatch(/symbolic link/);
+  });
+
+  it('refuses a hard link to a file elsewhere', async () => {
+    await link(join(outside, 'secret.txt'), join(root, 'hard.md'));
+    expect(await refused(memory().readText('hard.md'))).toMatch(/hard link/);
+  });
+
+  it('refuses hidden, engram-owned, reserved and control-character names as write targets', async () => {
+    const c = memory();
+    for (const name of [
+      '.git/config',
+      '.MEMORY.md.lock/x',
+      '.engram-tmp-a',
+      'con.md',
+      'a\nb.md',
+      'tab\there.md',
+      'rtl\u202egnp.md',
+      'trailing.',
+    ]) {
+      await refused(c.writeText(name, 'x'));
+    }
+    expect(await readdir(root)).toEqual(['archive']);
+  });
+
+  it('keeps credential locations unreadable even inside a read root', async () => {
+    const home = join(top, 'home');
+    await mkdir(join(home, '.ssh'), { recursive: true });
+    await writeFile(join(home, '.ssh', 'id_ed25519'), 'KEY');
+    await writeFile(join(home, '.env.local'), 'TOKEN=1');
+    await mkdir(join(home, '.claude'), { recursive: true });
+    await writeFile(join(home, '.claude', 'settings.json'), '{}');
+    await writeFile(join(home, 'notes.txt'), 'fine');
+    const c = createConfinement({ roots: [{ path: home, write: false }], deny: { homedir: home } });
+    await refused(c.readText('.ssh/id_ed25519'));
+    await refused(c.readText('.env.local'));
+    await refused(c.readText('.claude/settings.json'));
+    expect((await c.readText('notes.txt')).text).toBe('fine');
+    await refused(c.writeText('notes.txt', 'x'));
+  });
+
+  it("refuses another project's memory folder under ENGRAM_HOME", async () => {
+    const engramHome = join(top, 'engram');
+    const own = join(engramHome, 'projects', 'mine', 'memory');
+    const other = join(engramHome, 'projects', 'theirs', 'memory');
+    await mkdir(own, { recursive: true });
+    await mkdir(other, { recursive: true });
+    await writeFile(join(other, 'x.md'), 'theirs');
+    await writeFile(join(own, 'y.md'), 'mine');
+    const c = createConfinement({
+      roots: [{ path: engramHome, write: false }],
+      deny: { engramHome, ownMemoryDirs: [own] },
+    });
+    await refused(c.readText(join(other, 'x.md')));
+    expect((await c.readText(join(own, 'y.md'))).text).toBe('mine');
+  });
+
+  it('limits a root to named files', async () => {
+    const c = createConfinement({ roots: [{ path: root, write: true, only: ['notes.md'] }] });
+    await c.writeText('notes.md', 'ok');
+    await refused(c.writeText('other.md', 'x'));
+  });
+});

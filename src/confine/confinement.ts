@@ -1,0 +1,245 @@
+/**
+ * One confinement for every door. A `Confinement` is a set of roots (read-only or writable), a
+ * credential deny-list, and the operations that use exactly what the check located: reads,
+ * atomic writes, exclusive creates, removes, renames and listings. Callers never join a path to a
+ * root themselves; they hand the path over and get the file the check approved.
+ */
+import { constants, type Dirent, realpathSync } from 'node:fs';
+import { lstat, mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { errnoCode } from '../util/errors.js';
+import {
+  ConfinementError,
+  type Located,
+  type LocateOptions,
+  locate,
+  type Root,
+  type RootSpec,
+} from './locate.js';
+import type { AccessKind, DenyContext } from './policy.js';
+
+export interface ConfinementOptions {
+  roots: readonly RootSpec[];
+  /** Where relative paths start (default: the first root). */
+  base?: string;
+  deny?: DenyContext;
+  /** Largest file `readText` returns (default 10 MiB). */
+  maxReadBytes?: number;
+}
+
+export interface ReadResult {
+  text: string;
+  physical: string;
+  rel: string;
+  mtimeMs: number;
+  size: number;
+}
+
+export interface WriteOptions {
+  mode?: number;
+  /** Fail with EEXIST when the file exists (the memory tool's create). */
+  exclusive?: boolean;
+}
+
+export interface EntryInfo {
+  name: string;
+  kind: 'file' | 'dir' | 'other';
+}
+
+export interface Confinement {
+  readonly roots: readonly Root[];
+  readonly base: string;
+  /** Throws ConfinementError when the operation may not happen; returns the physical target. */
+  check(path: string, access: AccessKind): Promise<{ physical: string; rel: string }>;
+  readText(path: string, options?: { maxBytes?: number }): Promise<ReadResult>;
+  writeText(path: string, data: string, options?: WriteOptions): Promise<Located['rel']>;
+  remove(path: string, options?: { recursive?: boolean }): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  list(path: string): Promise<EntryInfo[]>;
+  /** lstat of the located target; undefined when it does not exist. */
+  info(path: string): Promise<{ kind: 'file' | 'dir' | 'other'; size: number } | undefined>;
+  /** Run `fn` with a path that reaches the located folder itself (engram's own files in it). */
+  withDir<T>(path: string, fn: (dir: string) => Promise<T>): Promise<T>;
+}
+
+const DEFAULT_MAX_READ = 10 * 1024 * 1024;
+const FILE_READ = constants.O_RDONLY | constants.O_NOFOLLOW;
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function isDirError(path: string): NodeJS.ErrnoException {
+  const error = new Error(`EISDIR: ${path} is a folder`) as NodeJS.ErrnoException;
+  error.code = 'EISDIR';
+  return error;
+}
+
+function kindOf(entry: { isFile(): boolean; isDirectory(): boolean }): EntryInfo['kind'] {
+  return entry.isFile() ? 'file' : entry.isDirectory() ? 'dir' : 'other';
+}
+
+export function createConfinement(options: ConfinementOptions): Confinement {
+  const roots: Root[] = options.roots.map((r) => ({ ...r, lexical: resolve(r.path) }));
+  const base = resolve(options.base ?? roots[0]?.lexical ?? process.cwd());
+  const given = options.deny ?? {};
+  const deny: DenyContext = {
+    ...(given.homedir !== undefined ? { homedir: realOrSelf(given.homedir) } : {}),
+    ...(given.engramHome !== undefined ? { engramHome: realOrSelf(given.engramHome) } : {}),
+    ownMemoryDirs: (given.ownMemoryDirs ?? []).map(realOrSelf),
+  };
+  const maxRead = options.maxReadBytes ?? DEFAULT_MAX_READ;
+
+  async function using<T>(
+    path: string,
+    how: LocateOptions,
+    fn: (l: Located) => Promise<T>,
+  ): Promise<T> {
+    const located = await locate(path, base, roots, deny, how);
+    try {
+      return await fn(located);
+    } finally {
+      await located.release();
+    }
+  }
+  const target = (l: Located) => (l.name === '' ? l.dir : join(l.dir, l.name));
+
+  return {
+    roots,
+    base,
+    check: (path, access) =>
+      using(path, { access, followFinal: access === 'read' }, async (l) => ({
+        physical: l.physical,
+        rel: l.rel,
+      })),
+
+    readText: (path, readOptions = {}) =>
+      using(path, { access: 'read', followFinal: true }, async (l) => {
+        if (l.name === '') throw isDirError(path);
+        const handle = await open(target(l), FILE_READ);
+        try {
+          const info = await handle.stat();
+          if (info.isDirectory()) throw isDirError(path);
+          if (!info.isFile()) throw new ConfinementError(path, 'not a regular file');
+          // A hard link is a second name for a file that may live anywhere on the same disk.
+          if (info.nlink > 1)
+            throw new ConfinementError(path, 'it is a hard link to a file elsewhere');
+          const max = readOptions.maxBytes ?? maxRead;
+          if (info.size > max)
+            throw new ConfinementError(path, `it is ${info.size} bytes, over ${max}`);
+          const text = await handle.readFile('utf8');
+          return { text, physical: l.physical, rel: l.rel, mtimeMs: info.mtimeMs, size: info.size };
+        } finally {
+          await handle.close();
+        }
+      }),
+
+    writeText: (path, data, writeOptions = {}) =>
+      using(path, { access: 'write', createParents: true }, async (l) => {
+        if (l.name === '') throw new ConfinementError(path, 'a folder cannot be written');
+        const to = target(l);
+        if (writeOptions.exclusive) {
+          const handle = await open(to, 'wx', writeOptions.mode ?? 0o600);
+          try {
+            await handle.writeFile(data, 'utf8');
+            await handle.sync();
+          } finally {
+            await handle.close();
+          }
+        } else {
+          await writeFileAtomic(to, data, { mode: writeOptions.mode ?? 0o600 });
+        }
+        return l.rel;
+      }),
+
+    remove: (path, removeOptions = {}) =>
+      using(path, { access: 'write' }, async (l) => {
+        if (l.name === '') throw new ConfinementError(path, 'the root itself cannot be removed');
+        const found = await lstat(target(l));
+        if (found.isDirectory() && removeOptions.recursive !== true) await rmdir(target(l));
+        else await rm(target(l), { recursive: removeOptions.recursive === true, force: false });
+      }),
+
+    rename: async (from, to) => {
+      const a = await locate(from, base, roots, deny, { access: 'write' });
+      try {
+        if (a.name === '') throw new ConfinementError(from, 'the root itself cannot be moved');
+        await using(to, { access: 'write', createParents: true }, async (b) => {
+          if (b.name === '') throw new ConfinementError(to, 'a folder root cannot be replaced');
+          await rename(target(a), target(b));
+        });
+      } finally {
+        await a.release();
+      }
+    },
+
+    list: (path) =>
+      using(path, { access: 'read', followFinal: true }, async (l) => {
+        const dir = l.name === '' ? l.dir : await openDirHandle(target(l));
+        try {
+          const entries: Dirent[] = await readdir(typeof dir === 'string' ? dir : dir.path, {
+            withFileTypes: true,
+          });
+          return entries.map((e) => ({ name: e.name, kind: kindOf(e) }));
+        } finally {
+          if (typeof dir !== 'string') await dir.close();
+        }
+      }),
+
+    info: (path) =>
+      using(path, { access: 'read', followFinal: true }, async (l) => {
+        try {
+          // The root is the held folder itself: stat follows the descriptor's own path.
+          const s = l.name === '' ? await stat(l.dir) : await lstat(target(l));
+          return { kind: kindOf(s), size: s.size };
+        } catch (error) {
+          if (errnoCode(error) === 'ENOENT') return undefined;
+          throw error;
+        }
+      }).catch((error: unknown) => {
+        if (errnoCode(error) === 'ENOENT') return undefined;
+        throw error;
+      }),
+
+    withDir: (path, fn) =>
+      using(path, { access: 'write', createParents: true }, async (l) => {
+        if (l.name === '') return fn(l.dir);
+        const dir = await openDirHandle(target(l), true);
+        try {
+          return await fn(dir.path);
+        } finally {
+          await dir.close();
+        }
+      }),
+  };
+}
+
+/** Open a folder with O_NOFOLLOW and give a path that reaches that descriptor. */
+async function openDirHandle(
+  path: string,
+  create = false,
+): Promise<{ path: string; close(): Promise<void> }> {
+  if (create) {
+    await mkdir(path, { mode: 0o700 }).catch((error: unknown) => {
+      if (errnoCode(error) !== 'EEXIST') throw error;
+    });
+  }
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (error) {
+    if (['ELOOP', 'ENOTDIR'].includes(errnoCode(error) ?? '')) {
+      const e = new Error(`ENOTDIR: ${path} is not a folder`) as NodeJS.ErrnoException;
+      e.code = 'ENOTDIR';
+      throw e;
+    }
+    throw error;
+  }
+  const fdPath = process.platform === 'linux' ? `/proc/self/fd/${handle.fd}` : realOrSelf(path);
+  return { path: fdPath, close: () => handle.close() };
+}

@@ -1,0 +1,19 @@
+export {
+  type Confinement,
+  type ConfinementOptions,
+  createConfinement,
+  type EntryInfo,
+  type ReadResult,
+  type WriteOptions,
+} from './confinement.js';
+export { ConfinementError, type Located, type RootSpec } from './locate.js';
+export { readOwnFile } from './own-file.js';
+export {
+  type AccessKind,
+  type DenyContext,
+  isInsideOrSame,
+  readDenyReason,
+  redactUrlCredentials,
+  writeNameProblem,
+} from './policy.js';
+export { occurrenceLines, type UniqueEdit, uniqueEdit } from './unique-edit.js';

@@ -1,0 +1,96 @@
+/**
+ * What may be touched, as pure functions of names and physical paths. The walker in `locate.ts`
+ * asks these questions about every component it really visits, so the answer is about the file
+ * the operation will use, never about a spelling of it.
+ */
+import { isAbsolute, relative, sep } from 'node:path';
+
+export type AccessKind = 'read' | 'write';
+
+/** Where credentials live and who may not see them; every field optional. */
+export interface DenyContext {
+  /** The user's home folder: `~/.claude` and `~/.claude.json` are judged against it. */
+  homedir?: string;
+  /** `$ENGRAM_HOME`: its settings and other projects' memory folders are private. */
+  engramHome?: string;
+  /** Memory folders this confinement serves (own project, user layer): never "another project's". */
+  ownMemoryDirs?: readonly string[];
+}
+
+/** Folders that hold keys whatever folder they sit in. */
+const SECRET_DIRS = new Set(['.ssh', '.aws', '.gnupg', '.kube', '.docker', '.password-store']);
+
+/** File names that hold credentials. `.env*` covers `.env.local`, `.envrc`, `.env.production`. */
+const SECRET_FILE =
+  /^(\.env.*|\.netrc|_netrc|\.npmrc|\.pypirc|\.git-credentials|\.pgpass|\.credentials\.json|id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|.*\.(pem|p12|pfx|kdbx|keystore))$/i;
+
+/** Windows device names: a file called `con.md` cannot be opened there and breaks sync. */
+const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
+
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+export function isInsideOrSame(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/**
+ * Why one name below a root may not be created or written, or undefined. Hidden entries cover
+ * `.git` (a `core.fsmonitor` in `.git/config` runs at the next `git status`) and engram's own
+ * lock, temp and cache files, which all start with a dot.
+ */
+export function writeNameProblem(name: string): string | undefined {
+  if (name === '' || name === '.' || name === '..') return `"${name}" is not a file name`;
+  if (CONTROL.test(name)) return 'names cannot contain control or direction characters';
+  if (name.startsWith('.'))
+    return `${JSON.stringify(name)} is hidden; .git and engram's own lock, temp and cache files are never written by a tool`;
+  if (RESERVED.test(name)) return `${JSON.stringify(name)} is a reserved device name`;
+  if (/[ .]$/.test(name)) return `${JSON.stringify(name)} ends in a space or a dot`;
+  if (Buffer.byteLength(name) > 255) return 'the name is longer than 255 bytes';
+  return undefined;
+}
+
+/**
+ * Why a physical path may not be read, or undefined. The deny-list holds even inside an allowed
+ * root: a project that is the home folder (a dotfiles checkout) still does not hand out `~/.ssh`.
+ */
+export function readDenyReason(physical: string, deny: DenyContext = {}): string | undefined {
+  const parts = physical.split(/[\\/]+/).filter(Boolean);
+  const secretDir = parts.find((p) => SECRET_DIRS.has(p));
+  if (secretDir) return `${secretDir} holds credentials`;
+  const name = parts.at(-1) ?? '';
+  if (SECRET_FILE.test(name)) return `${name} is a credential file`;
+  const home = deny.homedir;
+  if (home && isAbsolute(home) && relative('/', home) !== '') {
+    const claude = `${home}${sep}.claude`;
+    if (physical === `${claude}.json`) return '~/.claude.json holds Claude Code credentials';
+    if (isInsideOrSame(physical, claude) && /^settings(\..*)?\.json$/.test(name))
+      return 'Claude Code settings may hold keys';
+  }
+  const engramHome = deny.engramHome;
+  if (engramHome) {
+    if (
+      isInsideOrSame(physical, engramHome) &&
+      /^settings(\..*)?\.json$/.test(name) &&
+      !relative(engramHome, physical).includes(sep)
+    )
+      return "engram's user settings may hold keys";
+    const projects = `${engramHome}${sep}projects`;
+    const own = deny.ownMemoryDirs ?? [];
+    if (
+      isInsideOrSame(physical, projects) &&
+      physical !== projects &&
+      !own.some((d) => isInsideOrSame(physical, d) || isInsideOrSame(d, physical))
+    )
+      return "another project's memory is not this task's to read";
+  }
+  return undefined;
+}
+
+/** `user:password@` in URLs, wherever they appear in a text; the host and path stay readable. */
+export function redactUrlCredentials(text: string): string {
+  return text.replace(
+    /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/@:]+)(:[^\s/@]*)?@/gi,
+    (_m, scheme: string) => `${scheme}***@`,
+  );
+}

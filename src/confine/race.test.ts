@@ -1,0 +1,58 @@
+import { spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { createConfinement } from './index.js';
+
+/**
+ * A second process swaps `memory/sub` between a real folder and a link to a folder outside as
+ * fast as it can, while this process writes 1,200 files into `sub/`. Writes may be refused or
+ * land in the real folder (wherever it was moved inside the root); none may land outside.
+ */
+const FLIPPER = `
+const fs = require('node:fs');
+const [root, outside, stop] = process.argv.slice(1);
+const sub = root + '/sub', parked = root + '/parked';
+let flips = 0;
+for (;;) {
+  if (fs.existsSync(stop)) break;
+  try { fs.renameSync(sub, parked); fs.symlinkSync(outside, sub); flips++;
+        fs.unlinkSync(sub); fs.renameSync(parked, sub); } catch {}
+}
+process.stdout.write(String(flips));
+`;
+
+it('a folder flipped to a link during 1,200 writes lands 0 writes outside', async () => {
+  const top = await mkdtemp(join(tmpdir(), 'engram-race-'));
+  const root = join(top, 'memory');
+  const outside = join(top, 'outside');
+  const stop = join(top, 'stop');
+  await mkdir(join(root, 'sub'), { recursive: true });
+  await mkdir(outside);
+  const child = spawn(process.execPath, ['-e', FLIPPER, root, outside, stop], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const exited = new Promise<void>((r) => child.on('exit', () => r()));
+  const c = createConfinement({ roots: [{ path: root, write: true }] });
+  let written = 0;
+  let refused = 0;
+  for (let i = 0; i < 1200; i++) {
+    try {
+      await c.writeText(`sub/f${i}.md`, `n${i}`);
+      written++;
+    } catch {
+      refused++;
+    }
+  }
+  await writeFile(stop, '');
+  await exited;
+  const flips = Number(out);
+  expect(await readdir(outside)).toEqual([]);
+  expect(written + refused).toBe(1200);
+  // The race was real: the folder was swapped many times while writes ran, and writes still went through.
+  expect(flips).toBeGreaterThan(10);
+  expect(written).toBeGreaterThan(0);
+}, 120_000);
