@@ -146,6 +146,14 @@ describe('processInstructionText', () => {
     const alternatives = (p: string) => `{${Array.from({ length: 30 }, (_, i) => `${p}${i}`)}}`;
     const many = `${alternatives('a')}${alternatives('b')}`;
     expect(parseGlobs(many)?.length).toBe(256);
+    expect(parseGlobs('logs/day-{1..3}.md')).toEqual([
+      'logs/day-1.md',
+      'logs/day-2.md',
+      'logs/day-3.md',
+    ]);
+    // Twenty two-way groups would be a million globs: the pattern is kept as it is instead.
+    const explosive = '{a,b}'.repeat(20);
+    expect(parseGlobs(explosive)).toEqual([explosive]);
   });
 });
 

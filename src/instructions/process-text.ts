@@ -1,3 +1,4 @@
+import braces from 'braces';
 /**
  * Turn a file's text into what enters the prompt. Pure: text in, content and metadata out.
  */
@@ -73,44 +74,44 @@ function splitOutsideBraces(text: string): string[] {
   return parts;
 }
 
-// A rule with a pathological pattern must not turn into millions of globs.
+// A rule with a pathological pattern must not turn into millions of globs: at most this many are
+// kept, and a pattern whose expansion could pass EXPANSION_GUARD is not expanded at all.
 const MAX_EXPANSIONS = 256;
+const EXPANSION_GUARD = 4_096;
 
-/** `*.{ts,tsx}` → `*.ts`, `*.tsx`, nested braces too; braces without a comma stay literal. */
+/** `*.{ts,tsx}` → `*.ts`, `*.tsx`, nested braces and `{1..3}` ranges too (the `braces` package). */
 export function expandBraces(pattern: string): string[] {
-  const out: string[] = [];
-  const walk = (p: string): void => {
-    if (out.length >= MAX_EXPANSIONS) return;
-    const group = firstBraceGroup(p);
-    if (!group) {
-      out.push(p);
-      return;
-    }
-    for (const alt of group.alternatives)
-      walk(p.slice(0, group.start) + alt + p.slice(group.end + 1));
-  };
-  walk(pattern);
-  return out;
+  if (expansionBound(pattern) > EXPANSION_GUARD) return [pattern];
+  return braces.expand(pattern).slice(0, MAX_EXPANSIONS);
 }
 
-/** The first `{…,…}` group with its top-level alternatives; undefined when there is none. */
-function firstBraceGroup(
-  p: string,
-): { start: number; end: number; alternatives: string[] } | undefined {
-  for (let start = p.indexOf('{'); start !== -1; start = p.indexOf('{', start + 1)) {
+/**
+ * An upper bound on how many patterns `pattern` expands to: the product, over every `{`, of its
+ * alternatives (commas at its own depth, plus one) or its range's length. Cheap, and never below
+ * the real count, so it can refuse a pattern before anything is expanded.
+ */
+function expansionBound(pattern: string): number {
+  let bound = 1;
+  for (let start = pattern.indexOf('{'); start !== -1; start = pattern.indexOf('{', start + 1)) {
     let depth = 0;
-    const commas: number[] = [];
-    for (let i = start; i < p.length; i++) {
-      const c = p[i];
+    let alternatives = 1;
+    let end = -1;
+    for (let i = start; i < pattern.length && end < 0; i++) {
+      const c = pattern[i];
       if (c === '{') depth++;
-      else if (c === ',' && depth === 1) commas.push(i);
-      else if (c === '}' && --depth === 0) {
-        if (commas.length === 0) break; // `{x}` is literal; look for a later group
-        const cuts = [start, ...commas, i];
-        const alternatives = cuts.slice(1).map((cut, k) => p.slice((cuts[k] ?? start) + 1, cut));
-        return { start, end: i, alternatives };
-      }
+      else if (c === ',' && depth === 1) alternatives++;
+      else if (c === '}' && --depth === 0) end = i;
     }
+    const range = /^\{(-?\d+|[a-zA-Z])\.\.(-?\d+|[a-zA-Z])(?:\.\.-?\d+)?\}$/.exec(
+      pattern.slice(start, end + 1),
+    );
+    if (range) alternatives = Math.abs(rangeValue(range[2]!) - rangeValue(range[1]!)) + 1;
+    bound *= alternatives;
+    if (bound > EXPANSION_GUARD) return bound;
   }
-  return undefined;
+  return bound;
+}
+
+function rangeValue(end: string): number {
+  return /^-?\d+$/.test(end) ? Number(end) : end.charCodeAt(0);
 }
