@@ -237,11 +237,12 @@ async function choose(
       .slice(0, MAX_RECALLED)
       .map((r) => r.file);
   };
-  if (!options.model) return offline();
+  const model = options.model;
+  if (!model) return offline();
   shape.selector = 'model';
-  shape.model = options.model.modelId;
+  shape.model = model.modelId;
   try {
-    return await selectWithModel(options.model, {
+    return await selectWithModel(model, {
       query: options.query,
       candidates,
       toolsInUse: options.recentTools ?? successfulToolsSinceLastTurn(options.messages ?? []),
@@ -256,6 +257,9 @@ async function choose(
     shape.fallbackReason = reason;
     notes.push(`the model selector failed (${reason}); the offline ranker chose instead`);
     return offline();
+  } finally {
+    // A compatible server with no model named tells its model's id on the first call.
+    shape.model = model.modelId;
   }
 }
 

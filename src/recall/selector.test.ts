@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createOpenAIModel } from '../llm/openai-model.js';
 import type { Message } from '../llm/types.js';
 import {
   type ScriptedModelServer,
@@ -203,5 +204,24 @@ describe('LLM selector', () => {
     });
     expect(result.shape.fallback).toBe(true);
     expect(result.selected.map((m) => m.file)).toEqual(['deploy.md']);
+  });
+});
+
+describe('the recall shape names the model that answered', () => {
+  it('an OpenAI-compatible server with no model named: the served model id, not a placeholder', async () => {
+    const served = await startScriptedModelServer({ fallback: null, models: ['qwen2.5-coder-7b'] });
+    try {
+      served.push(pick('deploy.md'));
+      const result = await recall({
+        dir,
+        query: 'deploy to staging now',
+        model: createOpenAIModel({ baseURL: served.openaiBaseURL }),
+        now: NOW,
+      });
+      expect(result.selected.map((m) => m.file)).toEqual(['deploy.md']);
+      expect(result.shape.model).toBe('qwen2.5-coder-7b');
+    } finally {
+      await served.close();
+    }
   });
 });

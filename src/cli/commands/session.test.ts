@@ -279,3 +279,31 @@ describe('engram session update', () => {
     expect(again.stdout).toMatch(/^skipped: context grew 0 tokens/);
   });
 });
+
+describe('engram session away', () => {
+  it('prints the summary, or {sessionId, summary} with --json, and reads --transcript from --cwd', async () => {
+    const { io, t } = setup();
+    io.env.ANTHROPIC_BASE_URL = server.anthropicBaseURL;
+    io.env.ANTHROPIC_API_KEY = 'test-key';
+    server.push({ text: 'You were tracing why the port is ignored; module 7 is next.' });
+    const plain = await runCaptured(
+      ['session', 'away', '--transcript', 'session.jsonl', '--cwd', io.homedir],
+      {
+        ...io,
+        cwd: '/',
+      },
+    );
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).toBe('You were tracing why the port is ignored; module 7 is next.\n');
+    server.push({ text: 'Still on the port.' });
+    const json = await runCaptured(
+      ['session', 'away', '--transcript', join(io.homedir, 'session.jsonl'), '--json'],
+      io,
+    );
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({
+      sessionId: t.sessionId,
+      summary: 'Still on the port.',
+    });
+  });
+});

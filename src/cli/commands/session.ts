@@ -12,7 +12,13 @@ import {
 import { WAIT_TIMEOUT_MS } from '../../session/update-record.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { EngramError } from '../../util/errors.js';
-import { CliExit, type CommonOptions, configuredModel, printJson } from '../common.js';
+import {
+  CliExit,
+  type CommonOptions,
+  configuredModel,
+  environmentFor,
+  printJson,
+} from '../common.js';
 import type { CliIo } from '../io.js';
 
 interface TranscriptOptions {
@@ -187,12 +193,17 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
       'Claude Code .jsonl transcript or JSON array of messages',
     )
     .option('--session <id>', 'session id (default: from the transcript, else the file name)')
-    .action(async (opts: TranscriptOptions) => {
-      const { read, sessionId } = await loadTranscript(io, opts);
-      const model = requireModel(io, opts);
-      const view = await readSessionNotes(io, sessionId);
+    .option('--cwd <dir>', 'act as if run from this directory')
+    .option('--json', 'print machine-readable JSON: {sessionId, summary}')
+    .action(async (opts: TranscriptOptions & { cwd?: string }) => {
+      const here = environmentFor(io, opts);
+      const { read, sessionId } = await loadTranscript(here, opts);
+      const model = requireModel(here, opts);
+      const view = await readSessionNotes(here, sessionId);
       const notes = view.exists && !view.templateOnly ? view.content : undefined;
-      io.stdout(`${await awaySummary(read.messages, notes, { model })}\n`);
+      const summary = await awaySummary(read.messages, notes, { model });
+      if (opts.json) printJson(here, { sessionId, summary });
+      else here.stdout(`${summary}\n`);
     });
 
   program
