@@ -215,7 +215,7 @@ describe('the recall shape names the model that answered', () => {
       const result = await recall({
         dir,
         query: 'deploy to staging now',
-        model: createOpenAIModel({ baseURL: served.openaiBaseURL }),
+        model: createOpenAIModel({ baseURL: served.openaiBaseURL, model: undefined }),
         now: NOW,
       });
       expect(result.selected.map((m) => m.file)).toEqual(['deploy.md']);
