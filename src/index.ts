@@ -4,6 +4,7 @@
  */
 export * from './config/index.js';
 export * from './dream/index.js';
+export * from './drift/index.js';
 export * from './extract/index.js';
 export * from './facade/index.js';
 export * from './inject/index.js';

@@ -3,6 +3,7 @@ import { EngramError } from '../util/errors.js';
 import { ENGRAM_VERSION } from '../util/version.js';
 import { registerDemoCommands } from './commands/demo.js';
 import { registerDreamCommands } from './commands/dream.js';
+import { registerDriftCommands } from './commands/drift.js';
 import { registerEvalCommands } from './commands/eval.js';
 import { registerExtractCommands } from './commands/extract.js';
 import { registerHookCommands } from './commands/hook.js';
@@ -57,6 +58,7 @@ export function buildProgram(io: CliIo): Command {
   registerDreamCommands(program, io);
   registerSessionCommands(program, io);
   registerEvalCommands(program, io);
+  registerDriftCommands(program, io);
   return program;
 }
 

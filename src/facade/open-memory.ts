@@ -8,6 +8,7 @@ import {
   type SessionLister,
   sessionFolderLister,
 } from '../dream/index.js';
+import { createClaimVerifier } from '../drift/index.js';
 import { createExtractor, type ExtractionRun, type SavedNotice } from '../extract/index.js';
 import { loadInstructions } from '../instructions/index.js';
 import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
@@ -202,6 +203,8 @@ export async function openMemory(options: OpenMemoryOptions): Promise<Memory> {
         messages: history,
         clock,
         ...(useModel ? { model } : {}),
+        // Recall is prefetched off the turn's path, so it may wait for the claim checks.
+        verifier: createClaimVerifier({ projectDir: options.cwd, memoryDir }),
       });
       recall = handle;
       return handle.done.then(() => {

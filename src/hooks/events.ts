@@ -4,6 +4,7 @@
  */
 
 import type { EngramEnvironment } from '../config/index.js';
+import { createClaimVerifier } from '../drift/index.js';
 import type { LanguageModel } from '../llm/types.js';
 import { loadIndex, memoryGuidance } from '../memdir/index.js';
 import { recall } from '../recall/index.js';
@@ -33,6 +34,11 @@ export interface HookContext {
   budgetMs?: number;
   /** Report a remark for people (stderr); stdout is reserved for the JSON. */
   log?: (line: string) => void;
+  /**
+   * Selected memories whose claim checks were not in the cache: start a refresh that outlives
+   * this process (the hook answers from the cache alone, so the next turn benefits).
+   */
+  refreshClaims?: (files: string[]) => void;
 }
 
 /** Five memories of at most this many bytes, with headers, stay under Claude Code's 10,000 characters. */
@@ -73,8 +79,19 @@ export async function userPromptSubmitHook(
 ): Promise<HookOutput> {
   if (input.prompt === undefined) return {};
   const budgetMs = options.budgetMs ?? DEFAULT_RECALL_BUDGET_MS;
-  const transcript = await readHookTranscript(input.transcriptPath);
+  // The hook is on the turn's path: verdicts come from the persisted cache only, never a check,
+  // and only when ready at selection time. Preparing first overlaps the project's state (git)
+  // with reading the transcript and scanning.
+  const verifier = createClaimVerifier({
+    projectDir: ctx.environment.cwd,
+    memoryDir: ctx.memoryDir,
+    mode: 'cache-only',
+    waitMs: 0,
+    budgetMs: Math.max(100, Math.floor(budgetMs / 4)),
+  });
+  verifier.prepare();
   try {
+    const transcript = await readHookTranscript(input.transcriptPath);
     const result = await recall({
       dir: ctx.memoryDir,
       query: input.prompt,
@@ -84,8 +101,11 @@ export async function userPromptSubmitHook(
       selectorTimeoutMs: Math.max(500, budgetMs - 1_000),
       limits: { maxBytes: HOOK_MEMORY_MAX_BYTES },
       ...(ctx.model ? { model: ctx.model } : {}),
+      verifier,
     });
     for (const note of result.notes) ctx.log?.(note);
+    const unverified = result.selected.filter((m) => m.claims === null).map((m) => m.file);
+    if (unverified.length > 0) ctx.refreshClaims?.(unverified);
     return contextOutput('UserPromptSubmit', result.text);
   } catch (error) {
     if (isEngramError(error, 'aborted')) {
@@ -93,6 +113,8 @@ export async function userPromptSubmitHook(
       return {};
     }
     throw error;
+  } finally {
+    verifier.dispose(); // a git status still running must not keep the hook process alive
   }
 }
 

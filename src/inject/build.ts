@@ -16,6 +16,8 @@ export interface MemoryToInject {
   mtimeMs: number;
   /** The file's full text. */
   content: string;
+  /** What claim verification found, frozen into the header ('' or absent: nothing). */
+  verificationNote?: string;
 }
 
 /**
@@ -32,7 +34,7 @@ export function prepareInjectedMemory(
   return {
     file: memory.file,
     path: memory.path,
-    header: memoryHeader(memory.path, memory.mtimeMs, nowMs),
+    header: memoryHeader(memory.path, memory.mtimeMs, nowMs, memory.verificationNote),
     content,
     truncated: cut.truncated,
   };

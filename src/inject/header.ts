@@ -7,10 +7,12 @@ import { memoryAgeDays, memoryAgeText, stalenessWarning } from '../memdir/freshn
  * get a relative age; older ones a staleness warning (sparse on purpose: warnings on everything
  * are ignored). Pure.
  */
-export function memoryHeader(path: string, mtimeMs: number, nowMs: number): string {
+export function memoryHeader(path: string, mtimeMs: number, nowMs: number, note = ''): string {
   const days = memoryAgeDays(mtimeMs, nowMs);
   const warning = stalenessWarning(days);
-  return warning
+  const header = warning
     ? `${warning}\n\nMemory: ${path}:`
     : `Memory (saved ${memoryAgeText(days)}): ${path}:`;
+  // What claim verification found goes first and is frozen with the rest (seed 000 §8.3).
+  return note ? `${note}\n\n${header}` : header;
 }

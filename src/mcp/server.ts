@@ -25,6 +25,8 @@ export interface EngramMcpServerOptions {
   clock?: Clock;
   /** @deprecated pass `clock`. */
   now?: LegacyNow;
+  /** The project the agent works in: recall checks memories' claims against it when given. */
+  projectDir?: string;
   /** Reported to clients. */
   version?: string;
 }
@@ -77,6 +79,7 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
     dir: options.memoryDir,
     ...(options.model ? { model: options.model } : {}),
     ...(options.clock || options.now ? { clock: resolveClock(options) } : {}),
+    ...(options.projectDir ? { projectDir: options.projectDir } : {}),
   };
   const server = new McpServer(
     { name: 'engram', version: options.version ?? ENGRAM_VERSION },

@@ -3,6 +3,7 @@
  * memdir (write gate, index, revocation) and recall; failures throw and the server turns them
  * into `isError` results the model can read.
  */
+import { createClaimVerifier } from '../drift/index.js';
 import type { LanguageModel } from '../llm/types.js';
 import {
   auditMemoryDir,
@@ -25,7 +26,12 @@ export interface MemoryToolsContext {
   dir: string;
   model?: LanguageModel;
   clock?: Clock;
+  /** The project the agent works in; recall checks memories' claims against it when set. */
+  projectDir?: string;
 }
+
+/** A recall tool call is the model's own request, yet still bounded: verdicts late past this are left out. */
+const MCP_VERIFY_BUDGET_MS = 1_500;
 
 export interface ToolText {
   text: string;
@@ -42,13 +48,21 @@ export async function recallTool(
   ctx: MemoryToolsContext,
   args: { query: string; already_surfaced?: string[] },
 ): Promise<ToolText> {
+  const verifier = ctx.projectDir
+    ? createClaimVerifier({
+        projectDir: ctx.projectDir,
+        memoryDir: ctx.dir,
+        budgetMs: MCP_VERIFY_BUDGET_MS,
+      })
+    : undefined;
   const result = await recall({
     dir: ctx.dir,
     query: args.query,
     alreadySurfaced: args.already_surfaced ?? [],
     ...(ctx.clock ? { clock: ctx.clock } : {}),
     ...(ctx.model ? { model: ctx.model } : {}),
-  });
+    ...(verifier ? { verifier } : {}),
+  }).finally(() => verifier?.dispose());
   const text = result.text === '' ? NOTHING_RECALLED : result.text;
   const summary = {
     // Claude Code hands a tool's structuredContent to the model instead of its text content, so
@@ -62,6 +76,7 @@ export async function recallTool(
       ageDays: m.ageDays,
       stale: m.stale,
       truncated: m.truncated,
+      claims: m.claims,
     })),
     shape: result.shape,
     notes: result.notes,

@@ -10,3 +10,4 @@ export * from './selector.js';
 export * from './single-word.js';
 export * from './stats.js';
 export * from './tokenize.js';
+export * from './verification.js';

@@ -43,8 +43,17 @@ export interface RecallShape {
   sessionBudgetBytes: number;
   budgetExhausted: boolean;
   droppedByBudget: number;
+  /** Selected (injected) memories older than `staleAfterDays`: the age-based stale hits. */
   staleSelected: number;
   staleAfterDays: number;
+  /** The memory files injected, in order (the doctor finds never-recalled memories from these). */
+  files: string[];
+  /** Injected memories whose claim verification was ready at selection time. */
+  verifiedSelected: number;
+  /** Injected memories with at least one claim the project contradicts. */
+  contradictedSelected: number;
+  /** contradictedSelected ÷ injected memories: the claim-based stale-hit ratio; null when none. */
+  claimStaleHitRatio: number | null;
   /** Wall time of this recall, in milliseconds. */
   durationMs: number;
   /** The same as `durationMs`, under the name the metric is known by ("time spent"). */
@@ -80,6 +89,10 @@ export function emptyRecallShape(start: {
     droppedByBudget: 0,
     staleSelected: 0,
     staleAfterDays: start.staleAfterDays,
+    files: [],
+    verifiedSelected: 0,
+    contradictedSelected: 0,
+    claimStaleHitRatio: null,
     durationMs: 0,
     timeSpentMs: 0,
   };

@@ -23,6 +23,7 @@ import { MAX_RECALLED } from './offline-ranker.js';
 import { successfulToolsSinceLastTurn } from './recent-tools.js';
 import { selectWithModel } from './selector.js';
 import { isSingleWordPrompt } from './single-word.js';
+import { type MemoryVerdict, type MemoryVerifier, verdictsWithin } from './verification.js';
 
 export interface RecallOptions {
   /** The memory directory. */
@@ -49,6 +50,12 @@ export interface RecallOptions {
   staleAfterDays?: number;
   /** Append this recall's shape to this JSONL file. */
   metricsLog?: string;
+  /**
+   * Checks the selected memories' claims against the project (see the drift layer). Its verdict
+   * enters a header only when ready within the verifier's `waitMs`; otherwise the header is as
+   * without it.
+   */
+  verifier?: MemoryVerifier;
 }
 
 export interface RecalledMemory {
@@ -65,6 +72,10 @@ export interface RecalledMemory {
   truncated: boolean;
   ageDays: number;
   stale: boolean;
+  /** What claim verification found, when it was ready at selection time; null otherwise. */
+  claims: { total: number; checked: number; failed: number } | null;
+  /** True when the project contradicts at least one of the memory's claims. */
+  contradicted: boolean;
 }
 
 export interface RecallResult {
@@ -111,6 +122,7 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
 
 function beginRun(options: RecallOptions): Run {
   const started = performance.now();
+  options.verifier?.prepare?.();
   let nowMs: number;
   try {
     nowMs = resolveClock(options).now();
@@ -178,7 +190,7 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
   const byFile = new Map(set.candidates.map((m) => [m.file, m]));
   const headers = chosen.map((f) => byFile.get(f)!).slice(0, limits.maxPerTurn);
   shape.selected = headers.length;
-  const prepared = await readSelected(options.dir, headers, nowMs, limits);
+  const prepared = await readSelected(options.dir, headers, nowMs, limits, options.verifier);
   const built = buildInjection(
     prepared.map((p) => p.memory),
     { sessionBytes: history.sessionBytes, budgetNoticeShown: false, limits },
@@ -192,6 +204,10 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
   shape.budgetExhausted = built.exhausted;
   shape.droppedByBudget = built.droppedByBudget.length;
   shape.staleSelected = selected.filter((m) => m.stale).length;
+  shape.files = selected.map((m) => m.file);
+  shape.verifiedSelected = selected.filter((m) => m.claims !== null).length;
+  shape.contradictedSelected = selected.filter((m) => m.contradicted).length;
+  shape.claimStaleHitRatio = selected.length ? shape.contradictedSelected / selected.length : null;
   if (built.exhausted) {
     notes.push(
       `the session injection budget (${limits.maxSessionBytes} bytes) is spent; recall stops for the rest of the session`,
@@ -201,7 +217,11 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
 }
 
 function describeSelected(
-  { header, textBytes }: { header: MemoryHeader; textBytes: number },
+  {
+    header,
+    textBytes,
+    verdict,
+  }: { header: MemoryHeader; textBytes: number; verdict: MemoryVerdict | undefined },
   memory: InjectedMemory,
   sectionBytes: number,
   run: Run,
@@ -218,6 +238,10 @@ function describeSelected(
     truncated: memory.truncated,
     ageDays,
     stale: ageDays > run.staleAfterDays,
+    claims: verdict
+      ? { total: verdict.total, checked: verdict.checked, failed: verdict.failed }
+      : null,
+    contradicted: (verdict?.failed ?? 0) > 0,
   };
 }
 
@@ -268,30 +292,46 @@ async function readSelected(
   headers: readonly MemoryHeader[],
   nowMs: number,
   limits: InjectionLimits,
+  verifier: MemoryVerifier | undefined,
 ) {
   const read = await Promise.all(
     headers.map(async (header) => {
       try {
         const doc = await readMemory(dir, header.file);
         if (doc.header.status === 'revoked') return undefined; // revoked since the scan
-        const memory = prepareInjectedMemory(
-          { file: header.file, path: header.path, mtimeMs: header.mtimeMs, content: doc.content },
-          nowMs,
-          limits,
-        );
-        // The note is appended verbatim after the kept prefix, so the prefix is what remains.
-        const textBytes = memory.truncated
-          ? Buffer.byteLength(memory.content) -
-            Buffer.byteLength(truncationNote(header.path, limits))
-          : Buffer.byteLength(doc.content);
-        return { header, memory, textBytes };
+        return { header, content: doc.content };
       } catch (error) {
         if (isEngramError(error, 'not_found')) return undefined; // removed since the scan
         throw error;
       }
     }),
   );
-  return read.filter((r) => r !== undefined);
+  const docs = read.filter((r) => r !== undefined);
+  const verdicts = verifier
+    ? await verdictsWithin(
+        verifier,
+        docs.map((d) => ({ file: d.header.file, content: d.content })),
+      )
+    : new Map<string, MemoryVerdict>();
+  return docs.map(({ header, content }) => {
+    const verdict = verdicts.get(header.file);
+    const memory = prepareInjectedMemory(
+      {
+        file: header.file,
+        path: header.path,
+        mtimeMs: header.mtimeMs,
+        content,
+        ...(verdict?.note ? { verificationNote: verdict.note } : {}),
+      },
+      nowMs,
+      limits,
+    );
+    // The note is appended verbatim after the kept prefix, so the prefix is what remains.
+    const textBytes = memory.truncated
+      ? Buffer.byteLength(memory.content) - Buffer.byteLength(truncationNote(header.path, limits))
+      : Buffer.byteLength(content);
+    return { header, memory, textBytes, verdict };
+  });
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {

@@ -20,14 +20,70 @@ export interface RecallStats {
   meanSelected: number;
   selectedTotal: number;
   staleSelected: number;
-  /** Stale selected / selected; null when nothing was selected. */
+  /** Stale selected / selected; null when nothing was selected. The age-based ratio. */
   staleHitRatio: number | null;
+  /** Memories that entered the context (selected minus those the budget dropped). */
+  injectedTotal: number;
+  /** Selected memories with a claim the project contradicted (claim verification). */
+  contradictedSelected: number;
+  /** Selected memories whose verification was ready when they were selected. */
+  verifiedSelected: number;
+  /** contradictedSelected / selected; null when nothing was selected. The claim-based ratio. */
+  claimStaleHitRatio: number | null;
+  /** Both ratios per UTC day, oldest first: drift shows as a trend, not a single number. */
+  overTime: StaleHitDay[];
   /** Recalls in which the session budget ran out (or was already spent). */
   budgetExhausted: number;
   fallbacks: number;
   prefiltered: number;
   medianDurationMs: number | null;
   alarms: string[];
+}
+
+export interface StaleHitDay {
+  /** YYYY-MM-DD (UTC), from each recall's `at`. */
+  day: string;
+  recalls: number;
+  selected: number;
+  staleSelected: number;
+  contradictedSelected: number;
+  staleHitRatio: number | null;
+  claimStaleHitRatio: number | null;
+}
+
+/** Both stale-hit ratios per day. Older log lines without verification fields count as 0. Pure. */
+export function staleHitsOverTime(shapes: readonly RecallShape[]): StaleHitDay[] {
+  const days = new Map<string, StaleHitDay>();
+  for (const s of shapes) {
+    if (s.skipped !== null) continue;
+    const day = typeof s.at === 'string' ? s.at.slice(0, 10) : 'unknown';
+    const d = days.get(day) ?? {
+      day,
+      recalls: 0,
+      selected: 0,
+      staleSelected: 0,
+      contradictedSelected: 0,
+      staleHitRatio: null,
+      claimStaleHitRatio: null,
+    };
+    d.recalls++;
+    d.selected += injectedOf(s);
+    d.staleSelected += s.staleSelected;
+    d.contradictedSelected += s.contradictedSelected ?? 0;
+    days.set(day, d);
+  }
+  return [...days.values()]
+    .sort((a, b) => a.day.localeCompare(b.day))
+    .map((d) => ({
+      ...d,
+      staleHitRatio: d.selected ? d.staleSelected / d.selected : null,
+      claimStaleHitRatio: d.selected ? d.contradictedSelected / d.selected : null,
+    }));
+}
+
+/** The memories that entered the context: both stale counts are taken over these. */
+function injectedOf(s: RecallShape): number {
+  return typeof s.injected === 'number' ? s.injected : s.selected;
 }
 
 /**
@@ -42,7 +98,13 @@ export function summarizeRecallMetrics(shapes: readonly RecallShape[]): RecallSt
     if (s.skipped !== null) skipped[s.skipped] = (skipped[s.skipped] ?? 0) + 1;
   let selectedTotal = 0;
   let staleSelected = 0;
+  let contradictedSelected = 0;
+  let verifiedSelected = 0;
+  let injectedTotal = 0;
   for (const s of ranShapes) {
+    contradictedSelected += s.contradictedSelected ?? 0;
+    verifiedSelected += s.verifiedSelected ?? 0;
+    injectedTotal += injectedOf(s);
     const n = Math.max(0, Math.min(MAX_RECALLED, s.selected));
     selectionCounts[n] = (selectionCounts[n] ?? 0) + 1;
     selectedTotal += s.selected;
@@ -58,6 +120,11 @@ export function summarizeRecallMetrics(shapes: readonly RecallShape[]): RecallSt
     selectedTotal,
     staleSelected,
     staleHitRatio: selectedTotal ? staleSelected / selectedTotal : null,
+    injectedTotal,
+    contradictedSelected,
+    verifiedSelected,
+    claimStaleHitRatio: injectedTotal ? contradictedSelected / injectedTotal : null,
+    overTime: staleHitsOverTime(shapes),
     budgetExhausted: shapes.filter((s) => s.budgetExhausted).length,
     fallbacks: shapes.filter((s) => s.fallback).length,
     prefiltered: shapes.filter((s) => s.prefiltered).length,
@@ -85,6 +152,11 @@ function alarmsFor(s: RecallStats): string[] {
   if (s.staleHitRatio !== null && s.staleHitRatio > 0.5 && s.selectedTotal >= 5) {
     alarms.push(
       `${Math.round(s.staleHitRatio * 100)}% of selected memories are stale: review or revoke old memories.`,
+    );
+  }
+  if (s.claimStaleHitRatio !== null && s.claimStaleHitRatio > 0.2 && s.selectedTotal >= 5) {
+    alarms.push(
+      `${Math.round(s.claimStaleHitRatio * 100)}% of selected memories cite something the project contradicts: run \`engram doctor\` and revoke or fix them.`,
     );
   }
   if (s.budgetExhausted > 0) {

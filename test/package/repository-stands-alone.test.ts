@@ -49,7 +49,10 @@ describe('the repository stands on its own', () => {
       for (const m of text.matchAll(/import\s*\{([^}]*)\}\s*from\s*'(engram(?:\/[a-z-]+)?)'/g)) {
         const entry = await import(m[2]!);
         for (const raw of m[1]!.split(',')) {
-          const name = raw.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]!;
+          const name = raw
+            .trim()
+            .replace(/^type\s+/, '')
+            .split(/\s+as\s+/)[0]!;
           if (!name || raw.trim().startsWith('type ')) continue;
           if (!(name in entry)) missing.push(`${relative(ROOT, file)}: ${name} from ${m[2]}`);
         }

@@ -85,12 +85,33 @@ function contextFor(io: CliIo, opts: HookOptions, input: HookInput): HookContext
     environment,
     memoryDir: path,
     log: (line) => io.stderr(`engram: ${line}\n`),
+    refreshClaims: (files) => refreshClaimsDetached(io, environment.cwd, path, files),
   };
   if (opts.model !== false) {
     const resolved = configuredModel(io, opts);
     if (resolved.ok) ctx.model = resolved.model;
   }
   return ctx;
+}
+
+/**
+ * The prompt hook answers from the claim cache alone; what it could not answer is checked by a
+ * detached `engram verify`, which fills the cache for the next turn and outlives this hook.
+ */
+function refreshClaimsDetached(io: CliIo, cwd: string, memoryDir: string, files: string[]): void {
+  const main = cliMainPath();
+  if (main === undefined || !existsSync(cwd)) return;
+  try {
+    const child = spawn(
+      process.execPath,
+      [main, 'verify', '--quiet', '--dir', memoryDir, '--cwd', cwd, '--', ...files],
+      { cwd, env: io.env as NodeJS.ProcessEnv, detached: true, stdio: 'ignore' },
+    );
+    child.once('error', () => undefined); // best effort: the next turn simply has no verdict
+    child.unref();
+  } catch {
+    // best effort, as above
+  }
 }
 
 /**

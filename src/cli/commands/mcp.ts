@@ -1,5 +1,11 @@
 import type { Command } from 'commander';
-import { type CommonOptions, configuredModel, memoryDirFor, withCommonOptions } from '../common.js';
+import {
+  type CommonOptions,
+  configuredModel,
+  environmentFor,
+  memoryDirFor,
+  withCommonOptions,
+} from '../common.js';
 import type { CliIo } from '../io.js';
 
 interface McpOptions extends CommonOptions {
@@ -21,6 +27,10 @@ export function registerMcpCommands(program: Command, io: CliIo): void {
       );
       // Loaded here, not at start-up: every other command (hooks run per prompt) skips the MCP SDK.
       const { serveMcpStdio } = await import('../../mcp/index.js');
-      await serveMcpStdio({ memoryDir: path, ...(resolved?.ok ? { model: resolved.model } : {}) });
+      await serveMcpStdio({
+        memoryDir: path,
+        projectDir: environmentFor(io, opts).cwd,
+        ...(resolved?.ok ? { model: resolved.model } : {}),
+      });
     });
 }

@@ -136,7 +136,9 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
     });
 
   withCommonOptions(program.command('rm'))
-    .description('remove a memory file and its index line')
+    .description(
+      'delete a memory file and its index line for good (to retire a memory that turned out wrong, use `engram revoke`)',
+    )
     .argument('<file>', 'memory file (no-try-catch.md), its stem, or its name')
     .action(async (file: string, opts: CommonOptions) => {
       const { path: dir } = memoryDirFor(io, opts);
@@ -152,7 +154,11 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
       }
       if (!removedFile) io.stderr(`engram: ${target} did not exist; removed its index line.\n`);
       if (opts.json) printJson(io, { file: target, removedFile, removedIndexLine });
-      else io.stdout(`Removed ${target}\n`);
+      else io.stdout(`Removed ${target}: the file and its index line are deleted.\n`);
+      // A deleted memory can be learned again from the next transcript; a revoked one cannot.
+      io.stderr(
+        `engram: ${target} is deleted, not revoked. To retire a memory that turned out wrong, use \`engram revoke ${target} --reason "…"\` instead: it stays on disk marked revoked, so it is never recalled or learned again.\n`,
+      );
     });
 
   withCommonOptions(program.command('index'))

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { createClaimVerifier, DEFAULT_VERIFY_BUDGET_MS } from '../../drift/index.js';
 import type { LanguageModel } from '../../llm/types.js';
 import {
   DEFAULT_STALE_AFTER_DAYS,
@@ -31,6 +32,8 @@ interface RecallCliOptions extends CommonOptions {
   log: string | boolean;
   staleDays: string;
   timeout?: string;
+  verify: boolean;
+  verifyBudgetMs: string;
 }
 
 function list(value: string | undefined): string[] {
@@ -105,6 +108,7 @@ function printRecall(io: CliIo, result: RecallResult): void {
       `${m.bytes} bytes`,
       ...(m.truncated ? ['truncated'] : []),
       ...(m.stale ? ['stale'] : []),
+      ...(m.claims ? [`claims ${m.claims.checked - m.claims.failed}/${m.claims.total} hold`] : []),
     ];
     io.stdout(`- [${m.type}] ${m.file} (${flags.join(', ')}): ${m.description ?? ''}\n`);
   }
@@ -129,6 +133,17 @@ function printStats(io: CliIo, path: string, stats: RecallStats, badLines: numbe
   io.stdout(
     `stale-hit ratio: ${pct(stats.staleHitRatio)} (${stats.staleSelected} of ${stats.selectedTotal})\n`,
   );
+  io.stdout(
+    `claim stale-hit ratio (contradicted claims): ${pct(stats.claimStaleHitRatio)} (${stats.contradictedSelected} of ${stats.injectedTotal} injected; ${stats.verifiedSelected} verified in time)\n`,
+  );
+  if (stats.overTime.length > 0) {
+    io.stdout('stale hits by day (age-based / contradicted claim):\n');
+    for (const d of stats.overTime) {
+      io.stdout(
+        `  ${d.day}  ${pct(d.staleHitRatio).padStart(6)}  ${pct(d.claimStaleHitRatio).padStart(6)}  (${d.selected} selected in ${d.recalls} recalls)\n`,
+      );
+    }
+  }
   io.stdout(`budget exhausted: ${stats.budgetExhausted}\n`);
   io.stdout(`fallbacks to offline: ${stats.fallbacks}\n`);
   io.stdout(`prefiltered (directory over the cap): ${stats.prefiltered}\n`);
@@ -167,12 +182,19 @@ export function registerRecallCommands(program: Command, io: CliIo): void {
       'append the recall shape to this JSONL file (default: in the memory dir)',
     )
     .option('--no-log', 'do not append the recall shape to the metrics log')
+    .option(
+      '--verify-budget-ms <ms>',
+      "time allowed for checking the selected memories' claims against the project",
+      String(DEFAULT_VERIFY_BUDGET_MS),
+    )
+    .option('--no-verify', "do not check the memories' claims against the project")
     .action(async (query: string, opts: RecallCliOptions) => {
       const { path: dir } = memoryDirFor(io, opts);
       const clock = parseNow(opts.now);
       // Every flag is checked before anything is said about the model.
       const staleAfterDays = positive(opts.staleDays, '--stale-days');
       const timeout = opts.timeout === undefined ? undefined : positive(opts.timeout, '--timeout');
+      const verifyBudgetMs = positive(opts.verifyBudgetMs, '--verify-budget-ms');
       const model = modelFor(io, opts);
       const log =
         opts.log === false
@@ -183,6 +205,13 @@ export function registerRecallCommands(program: Command, io: CliIo): void {
               ? metricsPathFor(dir)
               : undefined; // never create a memory directory just to log a read
       const tools = list(opts.tools);
+      const verifier = opts.verify
+        ? createClaimVerifier({
+            projectDir: environmentFor(io, opts).cwd,
+            memoryDir: dir,
+            budgetMs: verifyBudgetMs,
+          })
+        : undefined;
       const result = await recall({
         dir,
         query,
@@ -193,7 +222,8 @@ export function registerRecallCommands(program: Command, io: CliIo): void {
         ...(model ? { model } : {}),
         ...(timeout !== undefined ? { selectorTimeoutMs: timeout } : {}),
         ...(log ? { metricsLog: log } : {}),
-      });
+        ...(verifier ? { verifier } : {}),
+      }).finally(() => verifier?.dispose());
       for (const note of result.notes) io.stderr(`engram: ${note}\n`);
       if (opts.json) printJson(io, recallJson(result));
       else printRecall(io, result);

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { withFileLock } from '../util/file-lock.js';
+import type { ClaimCheck } from './claims.js';
+
+/** Inside the memory directory's dot folder, which scans never read as memories. */
+export const CLAIM_CACHE_FILE = '.engram/claim-checks.json';
+
+export interface ClaimCacheEntry {
+  /** Hash of the memory's text: an edited memory is checked again. */
+  identity: string;
+  /** The project state the checks were made against (HEAD + worktree status). */
+  state: string;
+  checkedAt: string;
+  checks: ClaimCheck[];
+}
+
+export interface ClaimCache {
+  version: 1;
+  /** By memory file: the latest checks only. */
+  entries: Record<string, ClaimCacheEntry>;
+}
+
+export function claimCachePath(memoryDir: string): string {
+  return join(memoryDir, CLAIM_CACHE_FILE);
+}
+
+/** A memory file's identity for the cache: its name and a hash of its text. Pure. */
+export function memoryIdentity(file: string, content: string): string {
+  return createHash('sha256').update(file).update('\0').update(content).digest('hex').slice(0, 24);
+}
+
+/** The cache on disk; missing or unreadable → empty (a cache is never a reason to fail). */
+export async function readClaimCache(path: string): Promise<ClaimCache> {
+  try {
+    const data = JSON.parse(await readFile(path, 'utf8')) as Partial<ClaimCache>;
+    if (data.version === 1 && typeof data.entries === 'object' && data.entries !== null) {
+      return { version: 1, entries: data.entries };
+    }
+  } catch {
+    // missing or corrupt: start over
+  }
+  return { version: 1, entries: {} };
+}
+
+/** The cached checks for this memory text in this project state, if any. Pure. */
+export function cachedChecks(
+  cache: ClaimCache,
+  file: string,
+  identity: string,
+  state: string,
+): ClaimCheck[] | undefined {
+  const entry = Object.hasOwn(cache.entries, file) ? cache.entries[file] : undefined;
+  return entry && entry.identity === identity && entry.state === state ? entry.checks : undefined;
+}
+
+/** Merge new entries into the cache file under a lock (several hooks and refreshes may write). */
+export async function writeClaimCache(
+  path: string,
+  updates: Record<string, ClaimCacheEntry>,
+): Promise<void> {
+  if (Object.keys(updates).length === 0) return;
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await withFileLock(
+    `${path}.lock`,
+    async () => {
+      const current = await readClaimCache(path);
+      const next: ClaimCache = { version: 1, entries: { ...current.entries, ...updates } };
+      await writeFileAtomic(path, `${JSON.stringify(next)}\n`, { mode: 0o600 });
+    },
+    { timeoutMs: 5_000 },
+  );
+}

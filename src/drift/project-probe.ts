@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import { open, readdir } from 'node:fs/promises';
+import { isAbsolute, join, relative, sep } from 'node:path';
+import { findGitLocation } from '../config/git-root.js';
+import { runGit } from './git.js';
+
+/**
+ * What claim checks need to know about the project. Two implementations: git (tracked and
+ * untracked-but-not-ignored files, searched with `git grep -F`) and, outside a repository, a
+ * bounded walk of the tree. Every answer may be `undefined`: "could not tell" is not "fails".
+ */
+export interface ProjectProbe {
+  readonly root: string;
+  readonly kind: 'git' | 'walk';
+  /**
+   * A key that changes whenever the answers may: HEAD and the worktree's status for git; for a
+   * walk, a time bucket (nothing cheaper says the tree changed).
+   */
+  state(): Promise<string>;
+  /** The project's files, relative with `/` separators (bounded). */
+  files(): Promise<readonly string[]>;
+  /** Whether the text occurs in some project file (the memory directory excluded). */
+  contains(text: string): Promise<boolean | undefined>;
+}
+
+export interface ProbeOptions {
+  /** The memory directory: when it lies inside the project, a memory must not confirm itself. */
+  memoryDir?: string;
+  signal?: AbortSignal;
+  /** Clock for the walk's state bucket. */
+  nowMs?: () => number;
+}
+
+/** Outside git, cached checks expire after this long (a walk has no cheap change signal). */
+export const WALK_STATE_TTL_MS = 5 * 60_000;
+/** A walk looks at no more than this many files, and reads at most this much of each. */
+export const WALK_MAX_FILES = 5_000;
+export const WALK_MAX_FILE_BYTES = 512 * 1024;
+const WALK_SKIP_DIRS = new Set([
+  'node_modules',
+  'dist',
+  'build',
+  'target',
+  'vendor',
+  '__pycache__',
+]);
+
+/** The probe for the project containing `cwd`: git when it is in a repository, else a walk. */
+export function projectProbe(cwd: string, options: ProbeOptions = {}): ProjectProbe {
+  const git = findGitLocation(cwd);
+  return git ? gitProbe(git.topLevel, options) : walkProbe(cwd, options);
+}
+
+function memoryDirInside(root: string, memoryDir: string | undefined): string | undefined {
+  if (memoryDir === undefined) return undefined;
+  const rel = relative(root, memoryDir);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)
+    ? rel.split(sep).join('/')
+    : undefined;
+}
+
+export function gitProbe(root: string, options: ProbeOptions = {}): ProjectProbe {
+  const excluded = memoryDirInside(root, options.memoryDir);
+  const pathspec = ['--', '.', ...(excluded ? [`:(exclude)${excluded}`] : []), ':(exclude).engram'];
+  let files: Promise<string[]> | undefined;
+  return {
+    root,
+    kind: 'git',
+    async state() {
+      const [head, status] = await Promise.all([
+        runGit(root, ['rev-parse', '--verify', '-q', 'HEAD'], options.signal),
+        runGit(
+          root,
+          ['status', '--porcelain=v1', '-z', '--untracked-files=normal'],
+          options.signal,
+        ),
+      ]);
+      if (status.code !== 0) throw new Error('git status failed');
+      const hash = createHash('sha256').update(status.stdout).digest('hex').slice(0, 16);
+      return `git:${head.stdout.trim() || 'unborn'}:${hash}`;
+    },
+    files() {
+      files ??= runGit(
+        root,
+        ['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+        options.signal,
+      ).then((r) => (r.code === 0 ? [...new Set(r.stdout.split('\0').filter(Boolean))] : []));
+      return files;
+    },
+    async contains(text) {
+      const r = await runGit(
+        root,
+        ['grep', '-q', '-I', '-F', '--untracked', '-e', text, ...pathspec],
+        options.signal,
+      );
+      return r.code === 0 ? true : r.code === 1 ? false : undefined;
+    },
+  };
+}
+
+export function walkProbe(root: string, options: ProbeOptions = {}): ProjectProbe {
+  const excluded = memoryDirInside(root, options.memoryDir);
+  const now = options.nowMs ?? Date.now;
+  let listing: Promise<string[]> | undefined;
+  const texts = new Map<string, Promise<string | undefined>>();
+  const list = () => {
+    listing ??= walk(root, excluded, options.signal);
+    return listing;
+  };
+  return {
+    root,
+    kind: 'walk',
+    async state() {
+      return `walk:${Math.floor(now() / WALK_STATE_TTL_MS)}`;
+    },
+    files: list,
+    async contains(text) {
+      for (const file of await list()) {
+        if (options.signal?.aborted) return undefined;
+        let content = texts.get(file);
+        if (content === undefined) {
+          content = readPrefix(join(root, file), WALK_MAX_FILE_BYTES);
+          texts.set(file, content);
+        }
+        if ((await content)?.includes(text)) return true;
+      }
+      return options.signal?.aborted ? undefined : false;
+    },
+  };
+}
+
+async function walk(root: string, excluded: string | undefined, signal?: AbortSignal) {
+  const out: string[] = [];
+  const queue = [''];
+  while (queue.length > 0 && out.length < WALK_MAX_FILES && !signal?.aborted) {
+    const rel = queue.shift()!;
+    if (rel === excluded) continue;
+    const entries = await readdir(join(root, rel), { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (e.name.startsWith('.')) continue; // .git, .engram, editor state
+      const path = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory() && !WALK_SKIP_DIRS.has(e.name)) queue.push(path);
+      else if (e.isFile() && out.length < WALK_MAX_FILES) out.push(path);
+    }
+  }
+  return out;
+}
+
+/** The first `max` bytes of a file as text; undefined when unreadable or binary. */
+export async function readPrefix(path: string, max: number): Promise<string | undefined> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(path, 'r');
+    const buffer = Buffer.alloc(max);
+    const { bytesRead } = await handle.read(buffer, 0, max, 0);
+    const bytes = buffer.subarray(0, bytesRead);
+    return bytes.includes(0) ? undefined : bytes.toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    await handle?.close();
+  }
+}

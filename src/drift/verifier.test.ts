@@ -1,0 +1,152 @@
+import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixtureProject, git, memoryText, RENDER_TS } from './__fixtures__/project.js';
+import { readClaimCache } from './claim-cache.js';
+import { type ProjectProbe, projectProbe } from './project-probe.js';
+import { createClaimVerifier } from './verifier.js';
+
+const BLIT = memoryText(
+  'blit path',
+  'where the sprite blit happens',
+  'The sprite blit is at `src/render.ts:142` in `renderBlit()`; flags in `--fast-blit`.',
+);
+
+function memoryDir(): string {
+  return mkdtempSync(join(tmpdir(), 'engram-mem-'));
+}
+
+describe('claim verification against a git project', () => {
+  it('confirms claims that hold and names the ones the project contradicts', async () => {
+    const root = fixtureProject({ 'src/render.ts': RENDER_TS, 'src/cli.ts': "'--fast-blit'\n" });
+    const dir = memoryDir();
+    const verifier = createClaimVerifier({ projectDir: root, memoryDir: dir });
+    const before = await verifier.verify([{ file: 'blit.md', content: BLIT }]);
+    expect(before.get('blit.md')).toEqual({ total: 3, checked: 3, failed: 0, note: '' });
+
+    git(root, 'mv', 'src/render.ts', 'src/renderer.ts');
+    const after = await verifier.verify([{ file: 'blit.md', content: BLIT }]);
+    expect(after.get('blit.md')).toMatchObject({ total: 3, checked: 3, failed: 1 });
+    expect(after.get('blit.md')!.note).toContain('`src/render.ts` no longer exists');
+    expect(after.get('blit.md')!.note).toContain('verify before relying on this');
+  });
+
+  it('says a cited line is past the end of a file that shrank, without committing', async () => {
+    const root = fixtureProject({ 'src/render.ts': RENDER_TS });
+    writeFileSync(join(root, 'src/render.ts'), 'export function renderBlit() {}\n');
+    const verifier = createClaimVerifier({ projectDir: root, memoryDir: memoryDir() });
+    const v = await verifier.verifyMemories([{ file: 'blit.md', content: BLIT }]);
+    const line = v.get('blit.md')!.checks.find((c) => c.claim.kind === 'line')!;
+    expect(line).toMatchObject({ status: 'fails' });
+    expect(line.detail).toBe('`src/render.ts` has 1 lines, so line 142 is not there');
+  });
+
+  it('marks a memory whose every claim fails as possibly history', async () => {
+    const root = fixtureProject({ 'README.md': 'nothing here\n' });
+    const verifier = createClaimVerifier({ projectDir: root, memoryDir: memoryDir() });
+    const v = await verifier.verify([{ file: 'blit.md', content: BLIT }]);
+    expect(v.get('blit.md')).toMatchObject({ total: 3, checked: 3, failed: 3 });
+    expect(v.get('blit.md')!.note).toMatch(/none of 3 hold.*may describe history/);
+  });
+
+  it('does not let a memory inside the project confirm its own identifiers', async () => {
+    const root = fixtureProject({ 'README.md': 'x\n' });
+    const dir = join(root, 'memory');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'blit.md'), BLIT); // untracked and not ignored, but the memory itself
+    const verifier = createClaimVerifier({ projectDir: root, memoryDir: dir });
+    const v = await verifier.verifyMemories([{ file: 'blit.md', content: BLIT }]);
+    expect(v.get('blit.md')!.checks.find((c) => c.claim.kind === 'identifier')!.status).toBe(
+      'fails',
+    );
+    writeFileSync(join(root, 'notes.txt'), 'renderBlit() lives on\n'); // a real project file
+    const again = await verifier.verifyMemories([{ file: 'blit.md', content: BLIT }]);
+    expect(again.get('blit.md')!.checks.find((c) => c.claim.text === 'renderBlit()')!.status).toBe(
+      'holds',
+    );
+  });
+
+  it('caches by memory text and project state, and checks again when either changes', async () => {
+    const root = fixtureProject({ 'src/render.ts': RENDER_TS });
+    const dir = memoryDir();
+    let contains = 0;
+    const counting = (): ProjectProbe => {
+      const real = createProbe(root, dir);
+      return { ...real, contains: (t) => (contains++, real.contains(t)) };
+    };
+    const run = (content: string) =>
+      createClaimVerifier({ projectDir: root, memoryDir: dir, probe: counting() }).verify([
+        { file: 'blit.md', content },
+      ]);
+    await run(BLIT);
+    const afterFirst = contains;
+    expect(afterFirst).toBeGreaterThan(0);
+    await run(BLIT);
+    expect(contains).toBe(afterFirst); // cache hit: nothing searched
+    await run(`${BLIT}\nedited`);
+    expect(contains).toBeGreaterThan(afterFirst); // new text: checked again
+    const cache = await readClaimCache(join(dir, '.engram/claim-checks.json'));
+    expect(Object.keys(cache.entries)).toEqual(['blit.md']);
+    const beforeRename = contains;
+    renameSync(join(root, 'src/render.ts'), join(root, 'src/other.ts')); // worktree changed
+    await run(`${BLIT}\nedited`);
+    expect(contains).toBeGreaterThan(beforeRename);
+  });
+
+  it('gives no verdict at all when the checks run past the budget', async () => {
+    const root = fixtureProject({ 'src/render.ts': RENDER_TS });
+    const real = createProbe(root, memoryDir());
+    const stuck: ProjectProbe = { ...real, contains: () => new Promise(() => undefined) };
+    const dir = memoryDir();
+    const verifier = createClaimVerifier({
+      projectDir: root,
+      memoryDir: dir,
+      probe: stuck,
+      budgetMs: 200,
+    });
+    const v = await verifier.verify([{ file: 'blit.md', content: BLIT }]);
+    expect(v.size).toBe(0);
+    // Nothing half-checked is kept either.
+    expect((await readClaimCache(join(dir, '.engram/claim-checks.json'))).entries).toEqual({});
+  });
+
+  it('answers from the cache alone in cache-only mode and reports the misses', async () => {
+    const root = fixtureProject({ 'src/render.ts': RENDER_TS });
+    const dir = memoryDir();
+    const missed: string[][] = [];
+    const cacheOnly = () =>
+      createClaimVerifier({
+        projectDir: root,
+        memoryDir: dir,
+        mode: 'cache-only',
+        onMisses: (files) => missed.push(files),
+      });
+    expect((await cacheOnly().verify([{ file: 'blit.md', content: BLIT }])).size).toBe(0);
+    expect(missed).toEqual([['blit.md']]);
+    await createClaimVerifier({ projectDir: root, memoryDir: dir }).verifyMemories([
+      { file: 'blit.md', content: BLIT },
+    ]);
+    const hit = await cacheOnly().verify([{ file: 'blit.md', content: BLIT }]);
+    expect(hit.get('blit.md')).toMatchObject({ total: 3, failed: 1 }); // --fast-blit is not in this project
+    expect(missed).toHaveLength(1);
+  });
+
+  it('walks the tree when the project is not a git repository', async () => {
+    const root = fixtureProject({ 'src/renderer.ts': RENDER_TS }, { git: false });
+    const verifier = createClaimVerifier({ projectDir: root, memoryDir: memoryDir() });
+    const v = await verifier.verifyMemories([{ file: 'blit.md', content: BLIT }]);
+    const byKind = Object.fromEntries(
+      v.get('blit.md')!.checks.map((c) => [c.claim.text, c.status]),
+    );
+    expect(byKind).toEqual({
+      'src/render.ts:142': 'fails',
+      'renderBlit()': 'holds',
+      '--fast-blit': 'fails',
+    });
+  });
+});
+
+function createProbe(root: string, memoryDir: string): ProjectProbe {
+  return projectProbe(root, { memoryDir });
+}

@@ -1,0 +1,165 @@
+import { parseFrontmatter } from '../memdir/frontmatter.js';
+import type { MemoryVerdict, MemoryVerifier, VerifyRequest } from '../recall/verification.js';
+import { checkClaims } from './check-claims.js';
+import {
+  type ClaimCache,
+  type ClaimCacheEntry,
+  cachedChecks,
+  claimCachePath,
+  memoryIdentity,
+  readClaimCache,
+  writeClaimCache,
+} from './claim-cache.js';
+import { type MemoryVerification, summarizeChecks } from './claims.js';
+import { extractClaims } from './extract-claims.js';
+import { type ProjectProbe, projectProbe } from './project-probe.js';
+import { verificationNote } from './prompts.js';
+
+/** A verification gets this long in all (project state, cache, checks); past it, it gives up. */
+export const DEFAULT_VERIFY_BUDGET_MS = 2_000;
+
+export interface ClaimVerifierOptions {
+  /** A folder inside the project the agent works in (its git root is found from here). */
+  projectDir: string;
+  memoryDir: string;
+  /** Total time for one `verify` call. */
+  budgetMs?: number;
+  /** How long recall waits for the verdicts (default: the whole budget). */
+  waitMs?: number;
+  /**
+   * `check` (default) checks what the cache does not answer, in this process. `cache-only` answers
+   * from the persisted cache alone and hands the rest to `onMisses`: for one-shot processes (the
+   * hook) that must not outlive the turn, a detached refresh fills the cache for the next turn.
+   */
+  mode?: 'check' | 'cache-only';
+  onMisses?: (files: string[]) => void;
+  cacheFile?: string;
+  /** The project as checks see it (default: git when in a repository, else a bounded walk). */
+  probe?: ProjectProbe;
+  now?: () => number;
+}
+
+export interface ClaimVerifier extends MemoryVerifier {
+  prepare(): void;
+  /** Verify memories in full (for `engram verify` and the doctor); results go to the cache. */
+  verifyMemories(requests: readonly VerifyRequest[]): Promise<Map<string, MemoryVerification>>;
+  /** Stop checks in flight (their git processes too), so a one-shot process can exit. */
+  dispose(): void;
+}
+
+/** The verdict recall freezes into a header, from a memory's checks. Pure. */
+export function verdictFor(v: MemoryVerification): MemoryVerdict {
+  return { total: v.total, checked: v.checked, failed: v.failed, note: verificationNote(v) };
+}
+
+function bodyOf(content: string): string {
+  const parsed = parseFrontmatter(content);
+  return parsed.found ? parsed.body : content;
+}
+
+/**
+ * Claim verification for recall: checks are keyed by (memory text, project state) and persisted
+ * in the memory directory, so a memory is checked once per change of either.
+ */
+export function createClaimVerifier(options: ClaimVerifierOptions): ClaimVerifier {
+  const budgetMs = options.budgetMs ?? DEFAULT_VERIFY_BUDGET_MS;
+  const cacheFile = options.cacheFile ?? claimCachePath(options.memoryDir);
+  const disposal = new AbortController();
+  interface Round {
+    probe: ProjectProbe;
+    /** Ends the round's git processes when its budget is spent. */
+    abort: AbortController;
+    ready: Promise<{ state: string | undefined; cache: ClaimCache }>;
+  }
+  // One round per verification: a long-lived host (MCP server, library) sees renames made since.
+  const startRound = (): Round => {
+    const abort = new AbortController();
+    const probe =
+      options.probe ??
+      projectProbe(options.projectDir, {
+        memoryDir: options.memoryDir,
+        signal: AbortSignal.any([disposal.signal, abort.signal]),
+        ...(options.now ? { nowMs: options.now } : {}),
+      });
+    const ready = Promise.all([
+      probe.state().catch(() => undefined),
+      readClaimCache(cacheFile),
+    ]).then(([state, cache]) => ({ state, cache }));
+    return { probe, abort, ready };
+  };
+  let next: Round | undefined;
+
+  async function run(
+    requests: readonly VerifyRequest[],
+    mode: 'check' | 'cache-only',
+  ): Promise<Map<string, MemoryVerification>> {
+    const out = new Map<string, MemoryVerification>();
+    const signal = AbortSignal.any([AbortSignal.timeout(budgetMs), disposal.signal]);
+    const round = next ?? startRound();
+    next = undefined;
+    const { probe } = round;
+    signal.addEventListener('abort', () => round.abort.abort(), { once: true });
+    const { state, cache } = await raceSignal(round.ready, signal);
+    if (state === undefined) return out; // the project cannot be read: no verdicts at all
+    const misses: VerifyRequest[] = [];
+    for (const r of requests) {
+      const checks = cachedChecks(cache, r.file, memoryIdentity(r.file, r.content), state);
+      if (checks) out.set(r.file, summarizeChecks(r.file, checks));
+      else misses.push(r);
+    }
+    if (misses.length === 0) return out;
+    if (mode === 'cache-only') {
+      options.onMisses?.(misses.map((m) => m.file));
+      return out;
+    }
+    const updates: Record<string, ClaimCacheEntry> = {};
+    for (const r of misses) {
+      const checks = await checkClaims(extractClaims(bodyOf(r.content)), probe, signal);
+      // Past the budget nothing of this memory is used or kept: a half-checked memory would read
+      // as better verified than it is.
+      if (signal.aborted) break;
+      out.set(r.file, summarizeChecks(r.file, checks));
+      updates[r.file] = {
+        identity: memoryIdentity(r.file, r.content),
+        state,
+        checkedAt: new Date(options.now?.() ?? Date.now()).toISOString(),
+        checks,
+      };
+    }
+    await writeClaimCache(cacheFile, updates).catch(() => undefined);
+    return out;
+  }
+
+  return {
+    waitMs: options.waitMs ?? budgetMs,
+    prepare() {
+      next ??= startRound();
+    },
+    async verify(requests) {
+      const verified = await run(requests, options.mode ?? 'check').catch(
+        () => new Map<string, MemoryVerification>(),
+      );
+      return new Map([...verified].map(([file, v]) => [file, verdictFor(v)]));
+    },
+    verifyMemories: (requests) => run(requests, 'check'),
+    dispose: () => disposal.abort(),
+  };
+}
+
+function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new Error('verification budget spent'));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(new Error('verification budget spent'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
