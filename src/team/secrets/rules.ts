@@ -57,14 +57,10 @@ export const SECRET_RULES: readonly SecretRule[] = [
     String.raw`\b(?<secret>${p('s', 'k-')}(?:proj|svcacct|admin)-(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})${OPENAI_MARK}(?:[A-Za-z0-9_-]{74}|[A-Za-z0-9_-]{58})\b|${p('s', 'k-')}[a-zA-Z0-9]{20}${OPENAI_MARK}[a-zA-Z0-9]{20})${END}`,
     3,
   ),
-  rule(
-    'slack-bot-token',
-    String.raw`(?<secret>${p('xo', 'xb-')}[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*)`,
-    3,
-  ),
+  rule('slack-bot-token', `(?<secret>${p('xo', 'xb-')}[0-9]{10,13}-[0-9]{10,13}[a-zA-Z0-9-]*)`, 3),
   rule(
     'slack-user-token',
-    String.raw`(?<secret>${p('xo', 'x')}[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34})`,
+    `(?<secret>${p('xo', 'x')}[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34})`,
     2,
   ),
   rule(
@@ -75,7 +71,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   ),
   rule(
     'slack-webhook-url',
-    String.raw`(?:https?://)?${p('hooks', '.slack', '.com')}/(?:services|workflows|triggers)/(?<secret>[A-Za-z0-9+/]{43,56})`,
+    `(?:https?://)?${p('hooks', '.slack', '.com')}/(?:services|workflows|triggers)/(?<secret>[A-Za-z0-9+/]{43,56})`,
     3,
   ),
   rule(

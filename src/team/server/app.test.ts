@@ -4,6 +4,9 @@ import { openSqliteStore } from '../storage/sqlite-store.js';
 import { createTeamApp, type TeamRequestLog } from './app.js';
 import { createTeamToken } from './auth.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are checked field by field below
+const json = (r: Response): Promise<any> => r.json();
+
 async function setup(limits = {}) {
   const store = openSqliteStore(':memory:');
   const logs: TeamRequestLog[] = [];
@@ -33,13 +36,13 @@ describe('team server HTTP API', () => {
     const res = await t.call('/v1/repos/acme/memories', { token: t.read });
     expect(res.status).toBe(200);
     expect(res.headers.get('etag')).toBe('"1"');
-    const body = await res.json();
+    const body = await json(res);
     expect(body.entries).toEqual({ 'a.md': 'héllo', 'x/b.md': 'two' });
     expect(body.checksums['a.md']).toBe(teamChecksum('héllo'));
     expect(body.checksums['a.md']).toMatch(/^sha256:[0-9a-f]{64}$/);
-    const hashes = await (
-      await t.call('/v1/repos/acme/memories?view=hashes', { token: t.read })
-    ).json();
+    const hashes = await json(
+      await t.call('/v1/repos/acme/memories?view=hashes', { token: t.read }),
+    );
     expect(hashes).toEqual({ repo: 'acme', version: 1, checksums: body.checksums });
   });
 
@@ -52,7 +55,7 @@ describe('team server HTTP API', () => {
     const stale = await t.put({ 'b.md': 'lost' }, t.write, '"1"');
     expect(stale.status).toBe(412);
     expect(stale.headers.get('etag')).toBe('"2"');
-    const body = await (await t.call('/v1/repos/acme/memories', { token: t.read })).json();
+    const body = await json(await t.call('/v1/repos/acme/memories', { token: t.read }));
     expect(body.entries).toEqual({ 'a.md': '1b', 'b.md': '2' });
   });
 
@@ -60,16 +63,16 @@ describe('team server HTTP API', () => {
     const t = await setup({ maxEntries: 2, maxEntryBytes: 10, maxBodyBytes: 200 });
     const count = await t.put({ 'a.md': '1', 'b.md': '2', 'c.md': '3' });
     expect(count.status).toBe(413);
-    expect(await count.json()).toMatchObject({ error: 'too_many_entries', limit: 2 });
+    expect(await json(count)).toMatchObject({ error: 'too_many_entries', limit: 2 });
     const entry = await t.put({ 'a.md': 'ü'.repeat(6) });
     expect(entry.status).toBe(413);
-    expect(await entry.json()).toMatchObject({ error: 'entry_too_large', limit: 10 });
+    expect(await json(entry)).toMatchObject({ error: 'entry_too_large', limit: 10 });
     const body = await t.put({ 'a.md': 'x'.repeat(300) });
     expect(body.status).toBe(413);
-    expect(await body.json()).toEqual({ error: 'body_too_large', limit: 200 });
-    const hashes = await (
-      await t.call('/v1/repos/acme/memories?view=hashes', { token: t.read })
-    ).json();
+    expect(await json(body)).toEqual({ error: 'body_too_large', limit: 200 });
+    const hashes = await json(
+      await t.call('/v1/repos/acme/memories?view=hashes', { token: t.read }),
+    );
     expect(hashes.version).toBe(0);
   });
 
@@ -115,14 +118,14 @@ describe('team server HTTP API', () => {
       token: t.write,
     });
     expect(again.status).toBe(404);
-    const body = await (await t.call('/v1/repos/acme/memories', { token: t.read })).json();
+    const body = await json(await t.call('/v1/repos/acme/memories', { token: t.read }));
     expect(Object.keys(body.entries)).toEqual(['a.md']);
   });
 
   it('answers health and the OpenAPI description, and logs requests without memory content', async () => {
     const t = await setup();
-    expect(await (await t.call('/healthz')).json()).toEqual({ ok: true, storage: 'sqlite' });
-    const spec = await (await t.call('/openapi.json')).json();
+    expect(await json(await t.call('/healthz'))).toEqual({ ok: true, storage: 'sqlite' });
+    const spec = await json(await t.call('/openapi.json'));
     expect(Object.keys(spec.paths)).toContain('/v1/repos/{repo}/memories');
     await t.put({ 'a.md': 'the team secret sauce' });
     const putLog = t.logs.find((l) => l.method === 'PUT');

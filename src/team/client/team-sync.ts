@@ -1,0 +1,331 @@
+import { teamChecksum } from '../checksum.js';
+import { DEFAULT_TEAM_LIMITS } from '../limits.js';
+import { scanForSecrets } from '../secrets/scan.js';
+import { packBatches } from './batches.js';
+import { sameTeamConfig, type TeamClientConfig } from './config.js';
+import {
+  isPermanentFailure,
+  type PushFailure,
+  type RecoverySignal,
+  recoveryFor,
+} from './failure.js';
+import { type HttpResult, TeamHttpClient } from './http-client.js';
+import { loadSyncState, type SyncState, saveSyncState } from './sync-state.js';
+import { readLocalTeamFiles, writeTeamFile } from './team-files.js';
+
+export interface SkippedKey {
+  key: string;
+  reason: string;
+  rule?: string;
+  line?: number;
+  match?: string;
+}
+
+export interface PushReport {
+  pushed: string[];
+  skipped: SkippedKey[];
+  /** Batches committed by the server. */
+  batches: number;
+  /** 412 answers met (each resolved by a refresh of the hashes, or reported). */
+  conflicts: number;
+  failure?: PushFailure;
+  /** The failure cannot heal by retrying: pushes stay off until a recovery signal. */
+  permanent?: boolean;
+  /** Nothing was tried: an earlier permanent failure still holds. */
+  suppressed?: boolean;
+}
+
+export interface PullReport {
+  written: string[];
+  unchanged: number;
+  /** Keys from the server that were not written, and why. */
+  refused: Array<{ key: string; reason: string }>;
+  version?: number;
+  failure?: PushFailure;
+}
+
+export interface TeamSyncOptions {
+  teamDir: string;
+  /** Read again when a suppression might be lifted by new credentials. */
+  config: () => TeamClientConfig;
+  maxEntryBytes?: number;
+  maxBodyBytes?: number;
+  /** Refresh-and-retry rounds after a 412 (default 3). */
+  maxConflictRounds?: number;
+  onProgress?: (progress: { batch: number; batches: number; keys: number }) => void;
+}
+
+interface Suppression {
+  failure: PushFailure;
+  recovery: RecoverySignal;
+  config: TeamClientConfig;
+}
+
+type Ready =
+  | { ok: true; http: TeamHttpClient; config: Required<TeamClientConfig> }
+  | { ok: false; failure: PushFailure };
+
+/**
+ * The team sync client for one team folder, living as long as its process. It holds the one
+ * piece of state that must outlive a single push: a permanent failure, which keeps every later
+ * push from being tried until a matching recovery signal arrives.
+ */
+export class TeamSync {
+  /** Push attempts made (suppressed ones are not attempts). */
+  attempts = 0;
+  private suppression: Suppression | undefined;
+  private lastHttp: TeamHttpClient | undefined;
+
+  constructor(readonly options: TeamSyncOptions) {}
+
+  get suppressedBecause(): PushFailure | undefined {
+    return this.suppression?.failure;
+  }
+
+  /** HTTP requests made so far (by the latest client). */
+  get http(): TeamHttpClient | undefined {
+    return this.lastHttp;
+  }
+
+  /** A team file was deleted: the fix for "too many entries". */
+  noteUnlink(): void {
+    if (this.suppression?.recovery === 'unlink') this.suppression = undefined;
+  }
+
+  private ready(): Ready {
+    const config = this.options.config();
+    if (!config.url || !config.token) {
+      return {
+        ok: false,
+        failure: {
+          kind: 'no_credentials',
+          message:
+            'no team server credentials: set ENGRAM_TEAM_URL and ENGRAM_TEAM_TOKEN or run `engram team login`',
+        },
+      };
+    }
+    if (!config.repo) {
+      return {
+        ok: false,
+        failure: {
+          kind: 'no_repo',
+          message: 'no team repo: set ENGRAM_TEAM_REPO or run `engram team login`',
+        },
+      };
+    }
+    const full = { url: config.url, token: config.token, repo: config.repo };
+    if (!this.lastHttp || !sameTeamConfig(this.lastHttp.options, full)) {
+      this.lastHttp = new TeamHttpClient(full);
+    }
+    return { ok: true, http: this.lastHttp, config: full };
+  }
+
+  /** Server wins per key; local-only files stay; keys that fail validation are refused, not written. */
+  async pull(): Promise<PullReport> {
+    const ready = this.ready();
+    if (!ready.ok) return { written: [], unchanged: 0, refused: [], failure: ready.failure };
+    const res = await ready.http.getAll();
+    if (!res.ok) return { written: [], unchanged: 0, refused: [], failure: failureOf(res) };
+    const { teamDir } = this.options;
+    const local = await readLocalTeamFiles(teamDir, Number.POSITIVE_INFINITY);
+    const report: PullReport = { written: [], unchanged: 0, refused: [], version: res.version };
+    const checksums: Record<string, string> = {};
+    for (const [key, content] of Object.entries(res.body.entries ?? {}).sort(([a], [b]) =>
+      a < b ? -1 : 1,
+    )) {
+      if (typeof content !== 'string') {
+        report.refused.push({ key, reason: 'content is not text' });
+        continue;
+      }
+      const sum = teamChecksum(content);
+      if (local.contents.get(key) === content) {
+        checksums[key] = sum;
+        report.unchanged++;
+        continue;
+      }
+      const written = await writeTeamFile(teamDir, key, content);
+      if (!written.ok) {
+        report.refused.push({ key, reason: written.reason });
+        continue;
+      }
+      checksums[key] = sum;
+      report.written.push(key);
+    }
+    const previous = await loadSyncState(teamDir, ready.config.url, ready.config.repo);
+    await saveSyncState(teamDir, {
+      ...previous,
+      url: ready.config.url,
+      repo: ready.config.repo,
+      version: res.version,
+      checksums,
+      lastPull: new Date().toISOString(),
+    });
+    return report;
+  }
+
+  /** Upload the keys whose checksum differs from the server's last known one. */
+  async push(): Promise<PushReport> {
+    const report: PushReport = { pushed: [], skipped: [], batches: 0, conflicts: 0 };
+    if (this.suppression) {
+      const now = this.options.config();
+      if (
+        this.suppression.recovery === 'credentials' &&
+        !sameTeamConfig(now, this.suppression.config)
+      ) {
+        this.suppression = undefined;
+      } else {
+        return { ...report, failure: this.suppression.failure, permanent: true, suppressed: true };
+      }
+    }
+    this.attempts++;
+    const ready = this.ready();
+    if (!ready.ok) return this.fail(report, ready.failure, this.options.config());
+    const outcome = await this.pushWith(ready.http, ready.config, report);
+    await this.recordPush(ready.config, outcome).catch(() => {});
+    return outcome;
+  }
+
+  private async pushWith(
+    http: TeamHttpClient,
+    config: Required<TeamClientConfig>,
+    report: PushReport,
+  ): Promise<PushReport> {
+    const { teamDir } = this.options;
+    const maxEntryBytes = this.options.maxEntryBytes ?? DEFAULT_TEAM_LIMITS.maxEntryBytes;
+    const maxBodyBytes = this.options.maxBodyBytes ?? DEFAULT_TEAM_LIMITS.maxBodyBytes;
+    const local = await readLocalTeamFiles(teamDir, maxEntryBytes);
+    report.skipped.push(...local.skipped);
+    for (const [key, content] of local.contents) {
+      const findings = scanForSecrets(content);
+      if (findings.length === 0) continue;
+      local.contents.delete(key);
+      for (const f of findings)
+        report.skipped.push({
+          key,
+          reason: 'secret',
+          rule: f.rule,
+          line: f.line,
+          match: f.redacted,
+        });
+    }
+    let state = await loadSyncState(teamDir, config.url, config.repo);
+    if (!state) {
+      const fresh = await this.refresh(http, config);
+      if (!fresh.ok) return this.fail(report, fresh.failure, config);
+      state = fresh.state;
+    }
+    const rounds = this.options.maxConflictRounds ?? 3;
+    for (let round = 0; ; round++) {
+      const changed = new Map<string, string>();
+      for (const [key, content] of local.contents) {
+        if (state.checksums[key] !== teamChecksum(content)) changed.set(key, content);
+      }
+      const plan = packBatches(changed, maxBodyBytes);
+      for (const key of plan.tooLarge) report.skipped.push({ key, reason: 'too_large' });
+      let conflicted = false;
+      for (const [i, batch] of plan.batches.entries()) {
+        this.options.onProgress?.({
+          batch: i + 1,
+          batches: plan.batches.length,
+          keys: batch.keys.length,
+        });
+        const res = await http.put(batch.body, state.version);
+        if (res.ok) {
+          state.version = res.version;
+          for (const key of batch.keys) state.checksums[key] = teamChecksum(changed.get(key)!);
+          report.pushed.push(...batch.keys);
+          report.batches++;
+          await saveSyncState(teamDir, state);
+          continue;
+        }
+        if (res.status === 412) {
+          report.conflicts++;
+          conflicted = true;
+          break;
+        }
+        return this.fail(report, failureOf(res), config);
+      }
+      if (!conflicted) break;
+      if (round >= rounds) {
+        return this.fail(
+          report,
+          {
+            kind: 'conflict',
+            status: 412,
+            message: `the repo kept changing: ${report.conflicts} conflicts, gave up after ${rounds} retries`,
+          },
+          config,
+        );
+      }
+      // The cheap path: checksums and version only, never the entries' bodies.
+      const fresh = await this.refresh(http, config, state);
+      if (!fresh.ok) return this.fail(report, fresh.failure, config);
+      state = fresh.state;
+    }
+    report.pushed.sort();
+    return report;
+  }
+
+  private async refresh(
+    http: TeamHttpClient,
+    config: Required<TeamClientConfig>,
+    previous?: SyncState,
+  ): Promise<{ ok: true; state: SyncState } | { ok: false; failure: PushFailure }> {
+    const res = await http.getHashes();
+    if (!res.ok) return { ok: false, failure: failureOf(res) };
+    const checksums: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.body.checksums ?? {}))
+      if (typeof v === 'string') checksums[k] = v;
+    const state: SyncState = {
+      ...previous,
+      url: config.url,
+      repo: config.repo,
+      version: res.version,
+      checksums,
+    };
+    await saveSyncState(this.options.teamDir, state);
+    return { ok: true, state };
+  }
+
+  private fail(report: PushReport, failure: PushFailure, config: TeamClientConfig): PushReport {
+    report.failure = failure;
+    if (isPermanentFailure(failure)) {
+      report.permanent = true;
+      this.suppression = { failure, recovery: recoveryFor(failure), config };
+    }
+    report.pushed.sort();
+    return report;
+  }
+
+  private async recordPush(config: Required<TeamClientConfig>, report: PushReport): Promise<void> {
+    const state = await loadSyncState(this.options.teamDir, config.url, config.repo);
+    if (!state) return;
+    state.lastPush = {
+      at: new Date().toISOString(),
+      ok: report.failure === undefined,
+      pushed: report.pushed.length,
+      ...(report.failure ? { failure: report.failure, permanent: Boolean(report.permanent) } : {}),
+    };
+    await saveSyncState(this.options.teamDir, state);
+  }
+}
+
+function failureOf(res: Exclude<HttpResult<unknown>, { ok: true }>): PushFailure {
+  if ('error' in res)
+    return { kind: 'network', message: `cannot reach the team server: ${res.error}` };
+  const body = res.body;
+  const code = typeof body.error === 'string' ? body.error : `HTTP ${res.status}`;
+  const limit = typeof body.limit === 'number' ? body.limit : undefined;
+  const hint: Record<number, string> = {
+    401: 'the token is missing or unknown: log in again',
+    403: 'the token does not open this repo (or cannot write)',
+    404: 'the server does not know this repo',
+    413: `over the server limit${limit !== undefined ? ` (${limit})` : ''}: delete team files to get under it`,
+  };
+  return {
+    kind: 'http',
+    status: res.status,
+    message: `${code}${hint[res.status] ? `: ${hint[res.status]}` : ''}`,
+    ...(limit !== undefined ? { limit } : {}),
+  };
+}
