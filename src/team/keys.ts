@@ -1,3 +1,5 @@
+import { writeNameProblem } from '../confine/policy.js';
+
 /**
  * Team memory keys: relative `.md` paths below the team directory, `/`-separated. The same rule is
  * applied by the server (on every write) and by the client (on every key it is handed), so a key
@@ -26,6 +28,8 @@ export function checkTeamKey(key: unknown): KeyCheck {
     // Dot entries are engram's own (sync state, temp files, locks) and are never scanned.
     if (segment.startsWith('.')) return { ok: false, reason: 'hidden path segment' };
     if (segment.trim() !== segment) return { ok: false, reason: 'segment padded with spaces' };
+    const problem = writeNameProblem(segment);
+    if (problem) return { ok: false, reason: problem };
   }
   if (!key.endsWith('.md')) return { ok: false, reason: 'not a .md file' };
   return { ok: true, key };

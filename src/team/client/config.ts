@@ -1,6 +1,6 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { type EngramEnvironment, readSettingsFile, settingsPaths } from '../../memdir/settings.js';
+import { type EngramEnvironment, readSettingsFile, settingsPaths } from '../../config/index.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { EngramError } from '../../util/errors.js';
 

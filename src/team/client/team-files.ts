@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs';
-import { lstat, mkdir, open, readdir, realpath } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
-import { writeFileAtomic } from '../../util/atomic-write.js';
+import { lstat, mkdir, open, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ConfinementError, createConfinement } from '../../confine/index.js';
 import { errnoCode } from '../../util/errors.js';
 import { checkTeamKey } from '../keys.js';
 
@@ -91,8 +91,9 @@ export type SafeWrite = { ok: true; path: string } | { ok: false; reason: string
 
 /**
  * Write one key below the team folder, or refuse. The key is validated again here (it may come
- * from a server), every folder on the way must be a real folder inside the team folder (a
- * symlinked folder would carry the write elsewhere), and the file itself must not be a link.
+ * from a server); no folder on the way and not the file itself may be a symlink (a link would
+ * carry the write elsewhere, and even one pointing inside is not followed); the write itself goes
+ * through the one confinement, which walks the path physically and writes atomically.
  */
 export async function writeTeamFile(
   teamDir: string,
@@ -102,30 +103,26 @@ export async function writeTeamFile(
   const check = checkTeamKey(key);
   if (!check.ok) return { ok: false, reason: check.reason };
   await mkdir(teamDir, { recursive: true });
-  const root = await realpath(teamDir);
   const segments = key.split('/');
-  let dir = root;
-  for (const segment of segments.slice(0, -1)) {
-    dir = join(dir, segment);
-    const kind = await kindOf(dir);
-    if (kind === 'missing')
-      await mkdir(dir).catch((e) => {
-        if (errnoCode(e) !== 'EEXIST') throw e;
-      });
-    else if (kind === 'symlink') return { ok: false, reason: 'path goes through a symlink' };
-    else if (kind !== 'dir') return { ok: false, reason: 'path goes through a file' };
+  let path = teamDir;
+  for (const [i, segment] of segments.entries()) {
+    path = join(path, segment);
+    const kind = await kindOf(path);
+    if (kind === 'missing') break;
+    const last = i === segments.length - 1;
+    if (kind === 'symlink') {
+      return { ok: false, reason: last ? 'target is a symlink' : 'path goes through a symlink' };
+    }
+    if (!last && kind !== 'dir') return { ok: false, reason: 'path goes through a file' };
+    if (last && kind !== 'file') return { ok: false, reason: 'target is not a file' };
   }
-  const target = join(dir, segments.at(-1)!);
-  const kind = await kindOf(target);
-  if (kind === 'symlink') return { ok: false, reason: 'target is a symlink' };
-  if (kind === 'dir' || kind === 'other') return { ok: false, reason: 'target is not a file' };
-  // Last line of defence: the folder that receives the rename really is inside the team folder.
-  const real = await realpath(dir);
-  const inside = relative(root, real);
-  if (inside.startsWith('..') || inside.startsWith(sep))
-    return { ok: false, reason: 'escapes the team folder' };
-  await writeFileAtomic(target, content);
-  return { ok: true, path: target };
+  try {
+    await createConfinement({ roots: [{ path: teamDir, write: true }] }).writeText(key, content);
+  } catch (error) {
+    if (error instanceof ConfinementError) return { ok: false, reason: error.reason };
+    throw error;
+  }
+  return { ok: true, path: join(teamDir, ...segments) };
 }
 
 async function kindOf(path: string): Promise<'missing' | 'symlink' | 'dir' | 'file' | 'other'> {

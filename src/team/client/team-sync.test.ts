@@ -119,10 +119,14 @@ describe('team sync client', () => {
     await mkdir(outside, { recursive: true });
     await symlink(outside, join(a.teamDir, 'linked'));
     // Straight into the store: our own server refuses such keys, a hostile one would not.
+    const absolute = join(outside, 'abs.md');
     await s.store.putEntries(
       'acme',
       [
         { key: 'linked/evil.md', content: 'pwned' },
+        { key: '../../evil.md', content: 'pwned' },
+        { key: absolute, content: 'pwned' },
+        { key: '..\\..\\evil.md', content: 'pwned' },
         { key: 'ok.md', content: 'fine' },
       ],
       {
@@ -131,10 +135,15 @@ describe('team sync client', () => {
     );
     const report = await a.sync.pull();
     expect(report.written).toEqual(['ok.md']);
-    expect(report.refused).toEqual([
-      { key: 'linked/evil.md', reason: 'path goes through a symlink' },
-    ]);
+    expect(report.refused.map((r) => r.key).sort()).toEqual(
+      ['../../evil.md', '..\\..\\evil.md', absolute, 'linked/evil.md'].sort(),
+    );
+    expect(report.refused.find((r) => r.key === 'linked/evil.md')?.reason).toBe(
+      'path goes through a symlink',
+    );
     await expect(readFile(join(outside, 'evil.md'), 'utf8')).rejects.toThrow();
+    await expect(readFile(absolute, 'utf8')).rejects.toThrow();
+    await expect(readFile(join(a.teamDir, '..', '..', 'evil.md'), 'utf8')).rejects.toThrow();
   });
 
   it('never sends a body over the cap, measured on the wire by the server', async () => {

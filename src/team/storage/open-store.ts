@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { type EngramEnvironment, engramHome } from '../../memdir/settings.js';
+import { type EngramEnvironment, engramHome } from '../../config/index.js';
 import { openPostgresStore, parsePostgresUrl } from './postgres-store.js';
 import { openSqliteStore } from './sqlite-store.js';
 import type { TeamStore } from './types.js';
