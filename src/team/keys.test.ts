@@ -28,7 +28,7 @@ describe('team keys', () => {
       'notes.txt',
       'a.md ',
       'CON.md',
-      'x'.repeat(600) + '.md',
+      `${'x'.repeat(600)}.md`,
     ];
     for (const key of bad) expect(checkTeamKey(key).ok, JSON.stringify(key)).toBe(false);
     expect(checkTeamKey(42).ok).toBe(false);

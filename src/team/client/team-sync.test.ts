@@ -100,7 +100,7 @@ describe('team sync client', () => {
   it('holds back a file with a secret, reporting file, line, rule and a redacted match, and pushes the rest', async () => {
     const s = await server();
     const a = await client(s);
-    const token = ['gh', 'p_'].join('') + 'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5';
+    const token = `${['gh', 'p_'].join('')}aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5`;
     await put(a.teamDir, 'leak.md', `notes\nthe token is ${token} ok`);
     await put(a.teamDir, 'fine.md', `placeholder ${['gh', 'p_'].join('')}${'x'.repeat(36)}`);
     const report = await a.sync.push();
