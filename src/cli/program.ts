@@ -13,6 +13,7 @@ import { registerMemoryCommands } from './commands/memory.js';
 import { registerModelsCommands } from './commands/models.js';
 import { registerRecallCommands } from './commands/recall.js';
 import { registerSessionCommands } from './commands/session.js';
+import { registerTeamCommands } from './commands/team.js';
 import { CliExit, withCommonOptions } from './common.js';
 import type { CliIo } from './io.js';
 
@@ -59,6 +60,7 @@ export function buildProgram(io: CliIo): Command {
   registerSessionCommands(program, io);
   registerEvalCommands(program, io);
   registerDriftCommands(program, io);
+  registerTeamCommands(program, io);
   return program;
 }
 
