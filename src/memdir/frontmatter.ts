@@ -1,5 +1,17 @@
-import { parse, stringify } from 'yaml';
+import { createRequire } from 'node:module';
 import { FRONTMATTER_MAX_LINES } from './constants.js';
+
+type Yaml = typeof import('yaml');
+let yaml: Yaml | undefined;
+/**
+ * The YAML parser, loaded on first use: nearly every memory's frontmatter is plain `key: value`
+ * lines that the header shortcut reads without it, and loading it cost a hook process ~40 ms.
+ * Synchronous (`require`, yaml ships CommonJS too) so these functions stay synchronous.
+ */
+function loadYaml(): Yaml {
+  yaml ??= createRequire(import.meta.url)('yaml') as Yaml;
+  return yaml;
+}
 
 export interface ParsedFrontmatter {
   /** True when a `---` block opened on line 1 and closed within the line limit. */
@@ -31,13 +43,14 @@ export function parseFrontmatter(
   }
   if (close < 0) return { found: false, data: {}, body: source };
   // Files written on Windows end lines in CRLF; a stray `\r` would end up inside the last value.
-  const yamlText = lines
-    .slice(1, close)
-    .map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l))
-    .join('\n');
+  const yamlLines = lines.slice(0, close).map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
   const body = lines.slice(close + 1).join('\n');
+  // Plain `key: value` lines read the same without the YAML parser (and without loading it).
+  const simple = parseSimpleYaml(yamlLines, close);
+  if (simple) return { found: true, data: simple, body };
+  const yamlText = yamlLines.slice(1).join('\n');
   try {
-    const parsed: unknown = parse(yamlText);
+    const parsed: unknown = loadYaml().parse(yamlText);
     const data =
       parsed && typeof parsed === 'object' && !Array.isArray(parsed)
         ? (parsed as Record<string, unknown>)
@@ -48,10 +61,34 @@ export function parseFrontmatter(
   }
 }
 
+const KEY_VALUE = /^([A-Za-z_][A-Za-z0-9_-]*): +(\S.*)$/u;
+// A plain scalar that YAML's core schema reads back as this exact string: starts with a letter
+// (so never a number, null, bool-like symbol or indicator), no comment, no nested mapping.
+const PLAIN = /^\p{L}[^#\t\r]*$/u;
+const RESERVED = /^(true|false|null|yes|no|on|off|y|n)$/i;
+
+/** `key: value` lines with plain values only; undefined for anything YAML might read otherwise. */
+export function parseSimpleYaml(
+  lines: readonly string[],
+  close: number,
+): Record<string, string> | undefined {
+  const data: Record<string, string> = {};
+  for (let i = 1; i < close; i++) {
+    const match = KEY_VALUE.exec(lines[i]!);
+    if (!match) return undefined;
+    const key = match[1]!;
+    const value = match[2]!.trimEnd();
+    if (Object.hasOwn(data, key) || !PLAIN.test(value) || RESERVED.test(value)) return undefined;
+    if (value.includes(': ') || value.endsWith(':')) return undefined;
+    data[key] = value;
+  }
+  return data;
+}
+
 /** Render frontmatter + body. Keys keep the given order; `undefined` values are dropped. */
 export function renderFrontmatter(data: Record<string, unknown>, body: string): string {
   const clean = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined));
-  const yamlText = stringify(clean, { lineWidth: 0 }).trimEnd();
+  const yamlText = loadYaml().stringify(clean, { lineWidth: 0 }).trimEnd();
   const trimmedBody = body.replace(/^\n+/, '');
   return `---\n${yamlText}\n---\n${trimmedBody.endsWith('\n') || trimmedBody === '' ? trimmedBody : `${trimmedBody}\n`}`;
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { FRONTMATTER_MAX_LINES } from './constants.js';
-import { parseFrontmatter, stringField } from './frontmatter.js';
+import { parseFrontmatter, parseSimpleYaml, stringField } from './frontmatter.js';
 import { type MemoryHeader, parseMemoryType } from './types.js';
 
 /**
@@ -45,30 +45,6 @@ export function headerFromHead(
   return headerFromData(dir, file, mtimeMs, data);
 }
 
-const KEY_VALUE = /^([A-Za-z_][A-Za-z0-9_-]*): +(\S.*)$/u;
-// A plain scalar that YAML's core schema reads back as this exact string: starts with a letter
-// (so never a number, null, bool-like symbol or indicator), no comment, no nested mapping.
-const PLAIN = /^\p{L}[^#\t\r]*$/u;
-const RESERVED = /^(true|false|null|yes|no|on|off|y|n)$/i;
-
-/** `key: value` lines with plain values only; undefined for anything YAML might read otherwise. */
-export function parseSimpleYaml(
-  lines: readonly string[],
-  close: number,
-): Record<string, string> | undefined {
-  const data: Record<string, string> = {};
-  for (let i = 1; i < close; i++) {
-    const match = KEY_VALUE.exec(lines[i]!);
-    if (!match) return undefined;
-    const key = match[1]!;
-    const value = match[2]!.trimEnd();
-    if (Object.hasOwn(data, key) || !PLAIN.test(value) || RESERVED.test(value)) return undefined;
-    if (value.includes(': ') || value.endsWith(':')) return undefined;
-    data[key] = value;
-  }
-  return data;
-}
-
 /** The header for parsed frontmatter; both the shortcut and the reference end here. Pure. */
 function headerFromData(
   dir: string,
@@ -92,6 +68,8 @@ function headerFromData(
   if (description !== undefined) header.description = description;
   return header;
 }
+
+export { parseSimpleYaml };
 
 /** Build a header from a file's text (its head is enough). Pure. */
 export function headerFromText(
