@@ -15,7 +15,7 @@
 import type { MemoryTypeOrUnknown } from '../memdir/types.js';
 import {
   type Bm25Index,
-  buildBm25Index,
+  createBm25Builder,
   singletonIdf,
   type WeightedTerms,
 } from './lexical/bm25-index.js';
@@ -110,26 +110,74 @@ function byFile(a: { file: string }, b: { file: string }): number {
   return a.file < b.file ? -1 : a.file > b.file ? 1 : 0;
 }
 
-/** Tokenizes and indexes the memories once, so each query only pays for scoring. */
-export function createOfflineRanker(memories: readonly RankableMemory[]): OfflineRanker {
-  const sorted = [...memories].sort(byFile);
-  const wordDocs: WeightedTerms[][] = [];
-  const gramDocs: WeightedTerms[][] = [];
-  for (const memory of sorted) {
-    const words: WeightedTerms[] = [];
-    const grams: WeightedTerms[] = [];
-    for (const field of ['name', 'description', 'body'] as const) {
-      const text = memory[field];
-      if (!text) continue;
-      const a = analyze(text);
-      words.push({ terms: [...a.terms, ...a.pairs], weight: RANKER_TUNING.fieldWeights[field] });
-      grams.push({ terms: charGrams(a.words), weight: RANKER_TUNING.fieldWeights[field] });
-    }
-    wordDocs.push(words);
-    gramDocs.push(grams);
+/**
+ * Bump when `analyzeForRanking` makes something else of the same text: caches keep its output with
+ * each memory and reuse it while this (and a probe analysis, see cached-ranker.ts) is unchanged.
+ */
+export const RANKER_ANALYSIS_VERSION = 1;
+
+/** What the index holds for one memory; a cache may keep it while the memory is unchanged. */
+export interface RankerDocument {
+  words: WeightedTerms[];
+  grams: WeightedTerms[];
+}
+
+/** Tokenize one memory's fields for the index. Pure. */
+export function analyzeForRanking(memory: RankableMemory): RankerDocument {
+  const words: WeightedTerms[] = [];
+  const grams: WeightedTerms[] = [];
+  for (const field of ['name', 'description', 'body'] as const) {
+    const text = memory[field];
+    if (!text) continue;
+    const a = analyze(text);
+    words.push({ terms: [...a.terms, ...a.pairs], weight: RANKER_TUNING.fieldWeights[field] });
+    grams.push({ terms: charGrams(a.words), weight: RANKER_TUNING.fieldWeights[field] });
   }
-  const wordIndex = buildBm25Index(wordDocs, RANKER_TUNING.word);
-  const gramIndex = buildBm25Index(gramDocs, RANKER_TUNING.gram);
+  return { words, grams };
+}
+
+/**
+ * Where a ranker's documents come from: `analyzeForRanking` by default; a cache hands back kept
+ * ones, and returns undefined for a memory it has no time left to analyze (left out of the index).
+ */
+export type RankerAnalysis<M extends RankableMemory = RankableMemory> = (
+  memory: M,
+) => RankerDocument | undefined;
+
+/** Tokenizes and indexes the memories once, so each query only pays for scoring. */
+export function createOfflineRanker(
+  memories: readonly RankableMemory[],
+  analysis: RankerAnalysis = analyzeForRanking,
+): OfflineRanker {
+  const steps = buildOfflineRanker(memories, analysis);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * The same ranker, built one memory per step: a long-running host pauses between steps so its
+ * event loop never waits for the whole index.
+ */
+export function* buildOfflineRanker<M extends RankableMemory>(
+  memories: readonly M[],
+  analysis: RankerAnalysis<M> = analyzeForRanking,
+): Generator<void, OfflineRanker> {
+  const all = [...memories].sort(byFile);
+  const sorted: M[] = [];
+  const wordBuilder = createBm25Builder(RANKER_TUNING.word);
+  const gramBuilder = createBm25Builder(RANKER_TUNING.gram);
+  for (const memory of all) {
+    const doc = analysis(memory);
+    if (doc === undefined) continue;
+    sorted.push(memory);
+    wordBuilder.add(doc.words);
+    gramBuilder.add(doc.grams);
+    yield;
+  }
+  const wordIndex = wordBuilder.finish();
+  const gramIndex = gramBuilder.finish();
   const unit = singletonIdf(sorted.length);
   const n = sorted.length;
 

@@ -47,27 +47,56 @@ export function buildBm25Index(
   documents: readonly (readonly WeightedTerms[])[],
   params: Bm25Params,
 ): Bm25Index {
-  const size = documents.length;
-  const lengths = new Float64Array(size);
+  const builder = createBm25Builder(params);
+  for (const doc of documents) builder.add(doc);
+  return builder.finish();
+}
+
+export interface Bm25Builder {
+  /** Add the next document (its number is the count added before it). */
+  add(fields: readonly WeightedTerms[]): void;
+  finish(): Bm25Index;
+}
+
+/** The same index, one document at a time, so a caller can pause between documents. */
+export function createBm25Builder(params: Bm25Params): Bm25Builder {
+  const documents: (readonly WeightedTerms[])[] = [];
+  const lengthList: number[] = [];
   const entries = new Map<string, Entry>();
-  for (let d = 0; d < size; d++) {
-    for (const field of documents[d]!) {
-      for (const term of field.terms) {
-        let entry = entries.get(term);
-        if (entry === undefined) {
-          entry = { docs: [], weights: [] };
-          entries.set(term, entry);
+  return {
+    add(fields) {
+      const d = documents.length;
+      documents.push(fields);
+      let length = 0;
+      for (const field of fields) {
+        for (const term of field.terms) {
+          let entry = entries.get(term);
+          if (entry === undefined) {
+            entry = { docs: [], weights: [] };
+            entries.set(term, entry);
+          }
+          const last = entry.docs.length - 1;
+          if (entry.docs[last] === d) entry.weights[last]! += field.weight;
+          else {
+            entry.docs.push(d);
+            entry.weights.push(field.weight);
+          }
         }
-        const last = entry.docs.length - 1;
-        if (entry.docs[last] === d) entry.weights[last]! += field.weight;
-        else {
-          entry.docs.push(d);
-          entry.weights.push(field.weight);
-        }
+        length += field.weight * field.terms.length;
       }
-      lengths[d]! += field.weight * field.terms.length;
-    }
-  }
+      lengthList.push(length);
+    },
+    finish: () => finishIndex(documents, Float64Array.from(lengthList), entries, params),
+  };
+}
+
+function finishIndex(
+  documents: readonly (readonly WeightedTerms[])[],
+  lengths: Float64Array,
+  entries: Map<string, Entry>,
+  params: Bm25Params,
+): Bm25Index {
+  const size = documents.length;
   let total = 0;
   for (const l of lengths) total += l;
   const avgLength = size > 0 && total > 0 ? total / size : 1;
