@@ -1,0 +1,213 @@
+/**
+ * The recall scan over the header cache: list the directory, stat every memory file, and open and
+ * read only the files whose identity changed. Synchronous system calls in small slices, with a
+ * return to the event loop between slices: the cheapest calls Node has (no thread-pool round trip
+ * per file, one file open at a time, so no EMFILE), and a long-running host's loop never waits for
+ * more than one slice. A deadline stops the work and returns what is ready.
+ */
+import {
+  closeSync,
+  type Dirent,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { EngramError, errnoCode } from '../util/errors.js';
+import { FRONTMATTER_MAX_LINES } from './constants.js';
+import { headerFromHead, headerFromText } from './header.js';
+import {
+  type CacheEntry,
+  type DirectoryCache,
+  directoryCache,
+  type FileIdentity,
+  isJsonSafe,
+  isTrusted,
+  sameIdentity,
+  updateEntry,
+} from './header-cache.js';
+import { isMemoryFileName } from './scan.js';
+import type { MemoryHeader, ScanResult } from './types.js';
+
+export interface CachedScanOptions {
+  /** Returns true once the time allowed is spent: stop and use what is ready. */
+  expired?: () => boolean;
+  /** Use the cache file on disk (default true); false starts from an empty cache. */
+  persisted?: boolean;
+  /** Wall clock for deciding whether a just-changed file can be trusted (tests). */
+  now?: () => number;
+}
+
+export interface CachedScanResult extends ScanResult {
+  /** False when the deadline cut the scan short: `memories` holds only what was ready. */
+  complete: boolean;
+  /** Files whose header had to be read this time (the rest came from the cache). */
+  read: number;
+  cache: DirectoryCache;
+}
+
+/** Work this long, then let the event loop run (a host's loop must never stall for longer). */
+export const SLICE_MS = 4;
+const HEAD_BYTES = 4096;
+const HEAD_MAX_BYTES = 64 * 1024;
+
+/** Let timers and I/O callbacks run; resolves on the next turn of the loop. */
+export const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Every memory header below `dir`, newest first, each read from disk only if it changed. */
+export async function scanMemoriesCached(
+  dir: string,
+  options: CachedScanOptions = {},
+): Promise<CachedScanResult> {
+  const expired = options.expired ?? (() => false);
+  const now = options.now ?? Date.now;
+  const cache = directoryCache(dir, options.persisted === false ? { persisted: false } : {});
+  const files = listMemoryFilesSync(dir);
+  const memories: MemoryHeader[] = [];
+  const seen = new Set<string>();
+  let read = 0;
+  let complete = true;
+  let sliceStart = performance.now();
+  for (let i = 0; i < files.length; i++) {
+    if ((i & 31) === 0 && performance.now() - sliceStart > SLICE_MS) {
+      await yieldToLoop();
+      sliceStart = performance.now();
+    }
+    if ((i & 7) === 0 && expired()) {
+      complete = false;
+      break;
+    }
+    const file = files[i]!;
+    seen.add(file);
+    const path = join(dir, file);
+    const info = statSync(path, { throwIfNoEntry: false });
+    if (info === undefined || !info.isFile()) continue; // removed (or replaced) while we looked
+    const cached = cache.entries.get(file);
+    if (cached?.trusted && sameIdentity(cached.id, identityOf(info))) {
+      memories.push(cached.header);
+      continue;
+    }
+    const entry = readEntry(dir, file, now);
+    read++;
+    if (entry === undefined) continue;
+    if (!cached || !sameEntry(cached, entry)) updateEntry(cache, file, entry);
+    else cached.trusted = entry.trusted;
+    memories.push(entry.header);
+  }
+  if (complete) {
+    for (const file of [...cache.entries.keys()])
+      if (!seen.has(file)) updateEntry(cache, file, undefined);
+  }
+  memories.sort(
+    (a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0),
+  );
+  const total = files.length;
+  return { memories, total, dropped: 0, cap: Number.POSITIVE_INFINITY, complete, read, cache };
+}
+
+function identityOf(info: Stats): FileIdentity {
+  return { size: info.size, mtimeMs: info.mtimeMs, ctimeMs: info.ctimeMs, ino: info.ino };
+}
+
+/** Same file, same header: a re-read that changed nothing keeps the directory's artifacts valid. */
+function sameEntry(a: CacheEntry, b: CacheEntry): boolean {
+  return sameIdentity(a.id, b.id) && JSON.stringify(a.header) === JSON.stringify(b.header);
+}
+
+/** Open, fstat, read the head, parse. The identity is taken before the read, so a later change is seen. */
+function readEntry(dir: string, file: string, now: () => number): CacheEntry | undefined {
+  const path = join(dir, file);
+  const readAtMs = now();
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === 'ENOENT') return undefined;
+    if (code === 'EACCES' || code === 'EPERM') return unreadableEntry(dir, file, code, readAtMs);
+    throw error;
+  }
+  let id: FileIdentity;
+  let header: MemoryHeader;
+  try {
+    id = identityOf(fstatSync(fd));
+    const buffer = Buffer.allocUnsafe(HEAD_BYTES);
+    const bytesRead = readSync(fd, buffer, 0, HEAD_BYTES, 0);
+    const complete = bytesRead < HEAD_BYTES;
+    const bytes = buffer.subarray(0, bytesRead);
+    // Only whole lines: a cut line (or a cut UTF-8 character) must not be mistaken for content.
+    const head = bytes
+      .subarray(0, complete ? bytes.length : bytes.lastIndexOf(0x0a) + 1)
+      .toString('utf8');
+    header =
+      headerFromHead(dir, file, id.mtimeMs, head, complete) ??
+      headerFromText(dir, file, id.mtimeMs, readLongHead(fd));
+  } finally {
+    closeSync(fd);
+  }
+  // A header the cache file could not give back unchanged is still used, never persisted as trusted.
+  const trusted = isTrusted(id, readAtMs) && isJsonSafe(header.frontmatter);
+  return { id, trusted, header, derived: {} };
+}
+
+/** The first 30 lines (at most 64 KB) when the first 4 KB did not hold the whole frontmatter. */
+function readLongHead(fd: number): string {
+  const buffer = Buffer.allocUnsafe(HEAD_MAX_BYTES);
+  let total = 0;
+  let newlines = 0;
+  while (total < HEAD_MAX_BYTES && newlines <= FRONTMATTER_MAX_LINES) {
+    const n = readSync(fd, buffer, total, Math.min(HEAD_BYTES, HEAD_MAX_BYTES - total), total);
+    if (n === 0) break;
+    for (let i = total; i < total + n; i++) if (buffer[i] === 0x0a) newlines++;
+    total += n;
+  }
+  return buffer.subarray(0, total).toString('utf8');
+}
+
+function unreadableEntry(dir: string, file: string, code: string, readAtMs: number): CacheEntry {
+  const path = join(dir, file);
+  const info = statSync(path, { throwIfNoEntry: false });
+  const id = info ? identityOf(info) : { size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0 };
+  const header: MemoryHeader = {
+    file,
+    path,
+    mtimeMs: id.mtimeMs,
+    type: 'unknown',
+    status: 'active',
+    hasFrontmatter: false,
+    frontmatter: {},
+    unreadable: code,
+  };
+  return { id, trusted: info !== undefined && isTrusted(id, readAtMs), header, derived: {} };
+}
+
+/** Relative paths of all memory files below `dir`, as `listMemoryFiles` finds them, synchronously. */
+export function listMemoryFilesSync(dir: string): string[] {
+  const out: string[] = [];
+  walk(dir, '', out);
+  return out;
+}
+
+function walk(root: string, rel: string, out: string[]): void {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(join(root, rel), { withFileTypes: true });
+  } catch (error) {
+    const code = errnoCode(error);
+    if (rel === '' && code === 'ENOTDIR') {
+      throw new EngramError('invalid_path', `${root} is a file, not a memory directory`);
+    }
+    // A missing directory is an empty one; a vanished or unreadable subfolder is skipped.
+    if (code === 'ENOENT' || (rel !== '' && (code === 'EACCES' || code === 'ENOTDIR'))) return;
+    throw error;
+  }
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue; // dot folders, temp files, locks, the cache itself
+    const relPath = rel === '' ? entry.name : `${rel}/${entry.name}`;
+    if (entry.isDirectory()) walk(root, relPath, out);
+    else if (entry.isFile() && isMemoryFileName(entry.name)) out.push(relPath);
+  }
+}
