@@ -9,7 +9,6 @@ import type { LanguageModel } from '../llm/types.js';
 import { loadIndex, memoryGuidance } from '../memdir/index.js';
 import { recall } from '../recall/index.js';
 import { readSessionNotes } from '../session/read-notes.js';
-import { updateSessionNotes } from '../session/update-notes.js';
 import type { Clock } from '../util/clock.js';
 import { isEngramError } from '../util/errors.js';
 import type { HookInput } from './input.js';
@@ -45,6 +44,8 @@ export interface HookContext {
 export const HOOK_MEMORY_MAX_BYTES = 1_600;
 /** Recall must answer well within UserPromptSubmit's 30 s default timeout. */
 export const DEFAULT_RECALL_BUDGET_MS = 5_000;
+/** Of the budget, what is kept for reading and rendering the chosen memories after ranking. */
+const RENDER_RESERVE_MS = 250;
 
 /** SessionStart: the memory guidance and the index (and, after a compaction, the session notes). */
 export async function sessionStartHook(input: HookInput, ctx: HookContext): Promise<HookOutput> {
@@ -98,6 +99,8 @@ export async function userPromptSubmitHook(
       messages: historyForRecall(transcript),
       ...(ctx.clock ? { clock: ctx.clock } : {}),
       signal: AbortSignal.timeout(budgetMs),
+      // Scanning and ranking stop in time to read and render what they found within the budget.
+      budgetMs: Math.max(1, budgetMs - Math.min(RENDER_RESERVE_MS, Math.floor(budgetMs / 4))),
       selectorTimeoutMs: Math.max(500, budgetMs - 1_000),
       limits: { maxBytes: HOOK_MEMORY_MAX_BYTES },
       ...(ctx.model ? { model: ctx.model } : {}),
@@ -135,6 +138,8 @@ export async function preCompactHook(input: HookInput, ctx: HookContext): Promis
   if (last === undefined) return {};
   const current = await readSessionNotes(ctx.environment, input.sessionId);
   if (current.cursor.lastMessageId === last.id) return {};
+  // Loaded here: the other events (one process per prompt) never need the notes agent.
+  const { updateSessionNotes } = await import('../session/update-notes.js');
   const outcome = await updateSessionNotes({
     environment: ctx.environment,
     sessionId: input.sessionId,

@@ -1,8 +1,9 @@
+import { scanMemoriesCached } from '../memdir/cached-scan.js';
 import { MAX_SCANNED_FILES } from '../memdir/constants.js';
-import { scanMemories } from '../memdir/scan.js';
+import { persistDirectoryCache } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
+import { cachedRankerFor } from './cached-ranker.js';
 import type { OfflineRanker } from './offline-ranker.js';
-import { offlineRankerFor } from './ranker-cache.js';
 
 export interface CandidateOptions {
   query: string;
@@ -11,6 +12,10 @@ export interface CandidateOptions {
   isSurfaced: (m: MemoryHeader) => boolean;
   /** Candidates handed to a selector (default 200, the scan cap). */
   cap?: number;
+  /** Returns true once the time for scanning and ranking is spent: go on with what is ready. */
+  expired?: () => boolean;
+  /** Use the header cache file on disk (default true). */
+  persistedCache?: boolean;
 }
 
 export interface CandidateSet {
@@ -25,6 +30,10 @@ export interface CandidateSet {
    * the same from turn to turn (so does its cached index); callers filter its output.
    */
   ranker: OfflineRanker;
+  /** False when time ran out: some memories were not looked at (or not ranked) this turn. */
+  complete: boolean;
+  /** Memory files whose header had to be read (the rest came from the header cache). */
+  read: number;
 }
 
 /** Revoked memories are never recalled; one without a description cannot be judged. Pure. */
@@ -43,11 +52,19 @@ export async function loadCandidates(
   options: CandidateOptions,
 ): Promise<CandidateSet> {
   const cap = options.cap ?? MAX_SCANNED_FILES;
-  // Every header in one pass: up to the cap this is the newest-first scan; past it the prefilter
-  // needs them all anyway.
-  const scan = await scanMemories(dir, { cap: Number.POSITIVE_INFINITY });
+  const expired = options.expired ?? (() => false);
+  // Every header: up to the cap this is the newest-first scan; past it the prefilter needs them
+  // all anyway. Unchanged files come from the header cache, checked by stat.
+  const scan = await scanMemoriesCached(dir, {
+    expired,
+    ...(options.persistedCache === false ? { persisted: false } : {}),
+  });
   const recallable = scan.memories.filter(isRecallable);
-  const ranker = offlineRankerFor(recallable);
+  const { ranker, complete } = await cachedRankerFor(scan.cache, recallable, {
+    scanComplete: scan.complete,
+    expired,
+  });
+  if (options.persistedCache !== false) await persistDirectoryCache(scan.cache);
   let surfacedExcluded = 0;
   const eligible = recallable.filter((m) => {
     if (!options.isSurfaced(m)) return true;
@@ -56,13 +73,21 @@ export async function loadCandidates(
   });
   // Only when more remain than a selector may see; otherwise every eligible memory is a candidate.
   const prefiltered = eligible.length > cap;
-  const base = { total: scan.total, prefiltered, surfacedExcluded, ranker };
+  const base = {
+    total: scan.total,
+    prefiltered,
+    surfacedExcluded,
+    ranker,
+    complete,
+    read: scan.read,
+  };
   if (!prefiltered) return { candidates: eligible, ...base };
   const byFile = new Map(eligible.map((m) => [m.file, m]));
   const best: MemoryHeader[] = [];
+  // Surfaced memories are ranked too (the index covers them) but never kept: rank just enough.
   const all = ranker.rank(options.query, {
     nowMs: options.nowMs,
-    limit: Number.POSITIVE_INFINITY,
+    limit: cap + surfacedExcluded,
     requireOverlap: false,
   });
   for (const r of all) {

@@ -56,6 +56,19 @@ export interface RecallOptions {
    * without it.
    */
   verifier?: MemoryVerifier;
+  /**
+   * Time for scanning and ranking, in ms. When it runs out the work stops and recall goes on with
+   * what is ready (memories whose headers were checked and ranked in time), instead of finishing
+   * late or discarding everything; `complete` is then false and a note says so.
+   */
+  budgetMs?: number;
+  /**
+   * Monotonic milliseconds the budget is measured with (default performance.now; tests). Not
+   * `clock`: that one says what time it is for freshness and may stand still.
+   */
+  budgetClock?: () => number;
+  /** Use the header cache file in the memory directory (default true; false: in memory only). */
+  persistedCache?: boolean;
 }
 
 export interface RecalledMemory {
@@ -88,6 +101,8 @@ export interface RecallResult {
   shape: RecallShape;
   /** Human-readable remarks: fallback used, directory prefiltered, budget spent, log failures. */
   notes: string[];
+  /** False when `budgetMs` ran out before every memory was looked at and ranked. */
+  complete: boolean;
 }
 
 interface Run {
@@ -98,9 +113,10 @@ interface Run {
   history: InjectionHistory;
   shape: RecallShape;
   notes: string[];
+  complete: boolean;
 }
 
-type Outcome = Omit<RecallResult, 'shape' | 'notes'>;
+type Outcome = Omit<RecallResult, 'shape' | 'notes' | 'complete'>;
 
 /**
  * One turn of recall: which memories matter for this message, and the exact bytes to inject.
@@ -117,7 +133,7 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
       run.notes.push(`could not append recall metrics: ${(error as Error).message}`);
     });
   }
-  return { ...outcome, shape: run.shape, notes: run.notes };
+  return { ...outcome, shape: run.shape, notes: run.notes, complete: run.complete };
 }
 
 function beginRun(options: RecallOptions): Run {
@@ -139,7 +155,7 @@ function beginRun(options: RecallOptions): Run {
     staleAfterDays,
     sessionBytes: history.sessionBytes,
   });
-  return { started, nowMs, limits, staleAfterDays, history, shape, notes: [] };
+  return { started, nowMs, limits, staleAfterDays, history, shape, notes: [], complete: true };
 }
 
 /** Cheap checks before any I/O or model call; undefined when recall should run. */
@@ -169,9 +185,13 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
   const surfaced = new Set([...history.surfacedPaths, ...history.surfacedFiles]);
   // "./a.md", "a.md" and "/abs/dir/a.md" name the same memory: compare absolute paths too.
   for (const s of options.alreadySurfaced ?? []) surfaced.add(s).add(resolve(options.dir, s));
+  const clock = options.budgetClock ?? (() => performance.now());
+  const deadline = options.budgetMs === undefined ? undefined : clock() + options.budgetMs;
   const set = await loadCandidates(options.dir, {
     query: options.query,
     nowMs,
+    ...(deadline !== undefined ? { expired: () => clock() >= deadline } : {}),
+    ...(options.persistedCache === false ? { persistedCache: false } : {}),
     isSurfaced: (m) =>
       surfaced.has(m.file) || surfaced.has(m.path) || surfaced.has(resolve(options.dir, m.file)),
     ...(options.candidateCap !== undefined ? { cap: options.candidateCap } : {}),
@@ -180,6 +200,12 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
   shape.candidates = set.candidates.length;
   shape.prefiltered = set.prefiltered;
   shape.surfacedExcluded = set.surfacedExcluded;
+  if (!set.complete) {
+    run.complete = false;
+    notes.push(
+      `the ${options.budgetMs} ms budget ran out while scanning and ranking; recall used the memories that were ready`,
+    );
+  }
   if (set.prefiltered) {
     notes.push(
       `the directory holds ${set.total} memories; the offline ranker chose the ${set.candidates.length} most related as candidates`,
@@ -255,11 +281,16 @@ async function choose(
   const { candidates } = set;
   const offline = () => {
     const allowed = new Set(candidates.map((c) => c.file));
-    return set.ranker
-      .rank(options.query, { nowMs, limit: Number.POSITIVE_INFINITY })
-      .filter((r) => allowed.has(r.file))
-      .slice(0, MAX_RECALLED)
-      .map((r) => r.file);
+    const pick = (limit: number) => {
+      const ranked = set.ranker.rank(options.query, { nowMs, limit });
+      const kept = ranked.filter((r) => allowed.has(r.file)).slice(0, MAX_RECALLED);
+      return { kept, short: kept.length < MAX_RECALLED && ranked.length === limit };
+    };
+    // The index also holds surfaced memories (its statistics stay stable), so at most that many
+    // results are filtered out; only a prefiltered directory can need a second, deeper ranking.
+    let { kept, short } = pick(MAX_RECALLED + set.surfacedExcluded);
+    if (short) ({ kept } = pick(Number.POSITIVE_INFINITY));
+    return kept.map((r) => r.file);
   };
   const model = options.model;
   if (!model) return offline();
