@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type Anthropic from '@anthropic-ai/sdk';
+import { importOptional } from '../util/optional-import.js';
 import {
   fromAnthropicContent,
   fromAnthropicStopReason,
@@ -44,7 +45,11 @@ export function createAnthropicModel(options: AnthropicModelOptions): LanguageMo
   // The SDK loads on the first call: hooks and the CLI start up without it when no model runs.
   let client: Promise<Anthropic> | undefined;
   const connect = () =>
-    (client ??= import('@anthropic-ai/sdk').then(({ default: Sdk }) => new Sdk(clientOptions)));
+    (client ??= importOptional(
+      '@anthropic-ai/sdk',
+      'An Anthropic model',
+      () => import('@anthropic-ai/sdk'),
+    ).then(({ default: Sdk }) => new Sdk(clientOptions)));
   const retry: RetryOptions = { ...options.retry };
   if (options.maxRetries !== undefined) retry.maxRetries = options.maxRetries;
 

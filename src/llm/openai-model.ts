@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type OpenAI from 'openai';
+import { importOptional } from '../util/optional-import.js';
 import { DEFAULT_MAX_TOKENS } from './anthropic-model.js';
 import { ModelError } from './model-error.js';
 import {
@@ -49,7 +50,11 @@ export function createOpenAIModel(options: OpenAIModelOptions): LanguageModel {
   // The SDK loads on the first call: hooks and the CLI start up without it when no model runs.
   let client: Promise<OpenAI> | undefined;
   const connect = () =>
-    (client ??= import('openai').then(({ default: Sdk }) => new Sdk(clientOptions)));
+    (client ??= importOptional(
+      'openai',
+      'An OpenAI or OpenAI-compatible model',
+      () => import('openai'),
+    ).then(({ default: Sdk }) => new Sdk(clientOptions)));
   const officialApi =
     options.baseURL === undefined || /\/\/api\.openai\.com\b/.test(options.baseURL);
   const retry: RetryOptions = { ...options.retry };

@@ -16,7 +16,8 @@ export type EngramErrorCode =
   | 'no_model'
   | 'model_error'
   | 'aborted'
-  | 'refused';
+  | 'refused'
+  | 'missing_dependency';
 
 export class EngramError extends Error {
   readonly code: EngramErrorCode;

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { importOptional } from '../../util/optional-import.js';
 import {
   type CommonOptions,
   configuredModel,
@@ -26,7 +27,11 @@ export function registerMcpCommands(program: Command, io: CliIo): void {
         `engram mcp: serving ${path} (recall: ${resolved?.ok ? resolved.description : 'offline ranker'})\n`,
       );
       // Loaded here, not at start-up: every other command (hooks run per prompt) skips the MCP SDK.
-      const { serveMcpStdio } = await import('../../mcp/index.js');
+      const { serveMcpStdio } = await importOptional(
+        '@modelcontextprotocol/sdk',
+        'engram mcp',
+        () => import('../../mcp/index.js'),
+      );
       await serveMcpStdio({
         memoryDir: path,
         projectDir: environmentFor(io, opts).cwd,
