@@ -8,6 +8,8 @@ export interface CliIo extends EngramEnvironment {
   /** Resolves to '' when stdin is a terminal or empty. */
   readStdin: () => Promise<string>;
   stdinIsTty: boolean;
+  /** The running CLI's entry file, for starting engram again in a detached process. */
+  cliEntry?: string;
 }
 
 export function processIo(): CliIo {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
+import { fileURLToPath } from 'node:url';
+import { parseLeanHookArgv } from './hook-argv.js';
 import { processIo } from './io.js';
-import { runCli } from './program.js';
 
 // `engram list | head` closes the pipe early: that is the reader's choice, not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -8,7 +9,22 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-runCli(process.argv.slice(2), processIo()).then(
+/**
+ * Claude Code starts one `engram hook <event>` process per prompt, so a hook call goes straight to
+ * the hook runner; everything else loads the full CLI (commander and every command).
+ */
+async function main(argv: string[]): Promise<number> {
+  const io = { ...processIo(), cliEntry: fileURLToPath(import.meta.url) };
+  const hook = parseLeanHookArgv(argv);
+  if (hook) {
+    const { runHookCommand } = await import('./hook-run.js');
+    return runHookCommand(hook.event, io, hook.options);
+  }
+  const { runCli } = await import('./program.js');
+  return runCli(argv, io);
+}
+
+main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },

@@ -1,0 +1,209 @@
+/**
+ * Running one Claude Code hook event, without commander: the CLI's `engram hook <event>` command
+ * and the lean hook entry (`main.ts` → `hook-argv.ts`) both end here, so the two behave the same.
+ * Extraction, consolidation and session notes load only for the events that use them.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  DEFAULT_RECALL_BUDGET_MS,
+  type HookContext,
+  preCompactHook,
+  sessionStartHook,
+  userPromptSubmitHook,
+} from '../hooks/events.js';
+import { type HookCommandName, type HookInput, parseHookInput } from '../hooks/input.js';
+import type { HookOutput } from '../hooks/output.js';
+import { engramHome, loadSettings, mergedSettings } from '../config/index.js';
+import { EngramError } from '../util/errors.js';
+import { type CommonOptions, configuredModel, memoryDirFor } from './common.js';
+import type { CliIo } from './io.js';
+
+export interface HookOptions extends CommonOptions {
+  model?: boolean;
+  wait?: boolean;
+  input?: string;
+  budgetMs?: string;
+}
+
+/** The built CLI entry, for running the stop hook's extraction in a detached process. */
+function cliMainPath(io: CliIo): string | undefined {
+  if (io.cliEntry !== undefined) return io.cliEntry;
+  const path = fileURLToPath(new URL('./main.js', import.meta.url));
+  return existsSync(path) ? path : undefined;
+}
+
+async function readInput(io: CliIo, opts: HookOptions): Promise<HookInput> {
+  if (opts.input === undefined) return parseHookInput(await io.readStdin());
+  const path = resolve(io.cwd, opts.input);
+  const text = await readFile(path, 'utf8');
+  await rm(path, { force: true });
+  return parseHookInput(text);
+}
+
+function contextFor(io: CliIo, opts: HookOptions, input: HookInput): HookContext {
+  // Claude Code runs hooks from the project, and says which in `cwd`; --cwd still wins.
+  const base = input.cwd && !opts.cwd ? { ...io, cwd: resolve(io.cwd, input.cwd) } : io;
+  const { path } = memoryDirFor(base, opts);
+  const environment = {
+    cwd: opts.cwd ? resolve(io.cwd, opts.cwd) : base.cwd,
+    env: io.env,
+    homedir: io.homedir,
+  };
+  const ctx: HookContext = {
+    environment,
+    memoryDir: path,
+    log: (line) => io.stderr(`engram: ${line}\n`),
+    refreshClaims: (files) => refreshClaimsDetached(io, environment.cwd, path, files),
+  };
+  if (opts.model !== false) {
+    const resolved = configuredModel(io, opts);
+    if (resolved.ok) ctx.model = resolved.model;
+  }
+  return ctx;
+}
+
+/**
+ * The prompt hook answers from the claim cache alone; what it could not answer is checked by a
+ * detached `engram verify`, which fills the cache for the next turn and outlives this hook.
+ */
+function refreshClaimsDetached(io: CliIo, cwd: string, memoryDir: string, files: string[]): void {
+  const main = cliMainPath(io);
+  if (main === undefined || !existsSync(cwd)) return;
+  try {
+    const child = spawn(
+      process.execPath,
+      [main, 'verify', '--quiet', '--dir', memoryDir, '--cwd', cwd, '--', ...files],
+      { cwd, env: io.env as NodeJS.ProcessEnv, detached: true, stdio: 'ignore' },
+    );
+    child.once('error', () => undefined); // best effort: the next turn simply has no verdict
+    child.unref();
+  } catch {
+    // best effort, as above
+  }
+}
+
+/**
+ * Claude Code waits for a Stop hook; extraction takes a model call or more. Hand the input to a
+ * detached engram process and return at once. Its output goes to a log in $ENGRAM_HOME.
+ */
+async function detachStop(
+  io: CliIo,
+  opts: HookOptions,
+  input: HookInput,
+  ctx: HookContext,
+): Promise<boolean> {
+  const main = cliMainPath(io);
+  if (main === undefined) return false;
+  const dir = join(engramHome(ctx.environment), 'hooks');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const inputFile = join(dir, `stop-input-${randomBytes(6).toString('hex')}.json`);
+  await writeFile(inputFile, JSON.stringify(input.raw), { mode: 0o600 });
+  const log = openSync(join(dir, 'stop.log'), 'a', 0o600);
+  const args = [main, 'hook', 'stop', '--wait', '--input', inputFile, '--dir', ctx.memoryDir];
+  if (opts.model === false) args.push('--no-model');
+  // The session's folder may be gone (a removed worktree); spawning there would fail. The child
+  // still reads the session's cwd from the input, and the memory directory is passed explicitly.
+  const cwd = existsSync(ctx.environment.cwd) ? ctx.environment.cwd : dir;
+  const started = await new Promise<boolean>((done) => {
+    const child = spawn(process.execPath, args, {
+      cwd,
+      env: io.env as NodeJS.ProcessEnv,
+      detached: true,
+      stdio: ['ignore', log, log],
+    });
+    child.once('error', (error) => {
+      ctx.log?.(`could not start the background extraction: ${error.message}`);
+      done(false);
+    });
+    child.once('spawn', () => {
+      child.unref();
+      done(true);
+    });
+  });
+  closeSync(log); // the child has its own copy of the descriptor
+  if (!started) await rm(inputFile, { force: true });
+  return started;
+}
+
+async function stopHook(
+  io: CliIo,
+  opts: HookOptions,
+  input: HookInput,
+  ctx: HookContext,
+): Promise<HookOutput> {
+  if (ctx.model === undefined) return {};
+  if (!opts.wait && (await detachStop(io, opts, input, ctx))) return {};
+  const { runStopConsolidation, runStopExtraction } = await import('../hooks/stop.js');
+  const outcome = await runStopExtraction(input, ctx);
+  if (outcome.status === 'skipped') ctx.log?.(`extraction skipped: ${outcome.reason}`);
+  else
+    ctx.log?.(
+      `extraction ${outcome.run.outcome}${outcome.run.reason ? ` (${outcome.run.reason})` : ''}`,
+    );
+  const settings = mergedSettings(loadSettings(ctx.environment));
+  const dream = await runStopConsolidation(input, ctx, {
+    dreamEnabled: settings.autoDreamEnabled !== false,
+  });
+  if (dream?.kind === 'stopped') ctx.log?.(`consolidation not due: ${dream.reason}`);
+  else if (dream?.kind === 'ran') ctx.log?.(`consolidation ${dream.run.status}`);
+  else if (dream?.kind === 'error') ctx.log?.(`consolidation failed: ${dream.error.message}`);
+  return outcome.status === 'ran' && outcome.run.notice
+    ? { systemMessage: outcome.run.notice }
+    : {};
+}
+
+export async function runHook(
+  name: HookCommandName,
+  io: CliIo,
+  opts: HookOptions,
+): Promise<HookOutput> {
+  const input = await readInput(io, opts);
+  const ctx = contextFor(io, opts, input);
+  // Memory switched off in engram settings: the hooks stay installed but add and save nothing.
+  if (mergedSettings(loadSettings(ctx.environment)).autoMemoryEnabled === false) return {};
+  switch (name) {
+    case 'session-start':
+      return sessionStartHook(input, ctx);
+    case 'user-prompt-submit': {
+      const budgetMs = opts.budgetMs ? Number(opts.budgetMs) : DEFAULT_RECALL_BUDGET_MS;
+      if (!Number.isInteger(budgetMs) || budgetMs <= 0) {
+        throw new EngramError(
+          'invalid_input',
+          `--budget-ms needs a positive integer, got "${opts.budgetMs}"`,
+        );
+      }
+      return userPromptSubmitHook(input, ctx, { budgetMs });
+    }
+    case 'pre-compact':
+      return preCompactHook(input, ctx);
+    case 'stop':
+      return stopHook(io, opts, input, ctx);
+  }
+}
+
+/**
+ * Run one hook and print its JSON; returns the exit status. A hook must never break the session:
+ * on failure, valid JSON on stdout, the reason on stderr, and exit 1 (a non-blocking error; exit 2
+ * would erase the user's prompt on UserPromptSubmit).
+ */
+export async function runHookCommand(
+  name: HookCommandName,
+  io: CliIo,
+  opts: HookOptions,
+): Promise<number> {
+  let output: HookOutput;
+  try {
+    output = await runHook(name, io, opts);
+  } catch (error) {
+    io.stdout('{}\n');
+    io.stderr(`engram: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  io.stdout(`${JSON.stringify(output)}\n`);
+  return 0;
+}
