@@ -1,135 +1,204 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: the read path against the filesystem floor and an MCP memory server, on
- * generated directories of 200, 2,000 and 10,000 memories. Prints medians and ratios to the floor.
- * Options: --sizes 200,2000 --runs N (per size; default scales down for big dirs) --json
+ * `npm run bench`: the read path against the filesystem floor (synchronous readdir + stat + 4 KB
+ * head read of every file, in this process, interleaved with the contenders), whole processes
+ * against `node -e ''`, and engram's MCP server against `@modelcontextprotocol/server-memory`.
+ * Options: --sizes 200,2000 --runs N (in-process samples per size) --json
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { HEADER_CACHE_FILE } from '../memdir/header-cache.js';
+import { recall } from '../recall/index.js';
+import { filesystemFloor, statFloor } from './floor.js';
+import { formatTables } from './format.js';
 import { generateMemories, writeBenchDirectory } from './generate.js';
 import { startMcpMemoryBaseline } from './mcp-baseline.js';
-import {
-  filesystemFloor,
-  median,
-  offlineRecall,
-  scanAndRankCold,
-  scanAndRankWarm,
-  scanOnly,
-  timeIt,
-} from './measure.js';
+import { runProcess, startMcpProcess } from './processes.js';
+import { median, round, timeIt } from './stats.js';
 
 const DEFAULT_SIZES = [200, 2_000, 10_000];
-const QUERY = 'why does the kubelet keep evicting pods';
+export const QUERY = 'why does the kubelet keep evicting pods';
 /** server-memory matches the whole query as one substring; give it one word, its best case. */
-const MCP_QUERY = 'kubelet';
+export const MCP_QUERY = 'kubelet';
+const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+const PROBE = fileURLToPath(new URL('./host-probe.js', import.meta.url));
+/** The header cache trusts no file changed this recently; generated files must age past it. */
+const SETTLE_MS = 2_100;
 
 export interface BenchRow {
   memories: number;
-  runs: number;
+  runs: { inProcess: number; processes: number };
   floorMs: number;
-  scanMs: number;
-  coldMs: number;
-  warmMs: number;
-  recallMs: number;
-  mcpSearchMs: number;
+  statFloorMs: number;
+  warmRecallMs: number;
+  coldRecallMs: number;
+  nodeMs: number;
+  hookMs: number;
+  hookNoCacheMs: number;
+  mcpRecallMs: number;
+  mcpFirstRecallMs: number;
+  peerSearchMs: number;
+  mcpRssMiB: number;
+  mcpPeakRssMiB: number;
+  peerRssMiB: number;
+  loopDelayFirstTurnMs: number;
+  loopDelayLaterTurnsMs: number;
   selected: number;
-  mcpEntities: number;
-  /** Each median divided by the floor's, as the table prints them. */
-  ratios: { scan: number; cold: number; warm: number; recall: number; mcpSearch: number };
+  peerEntities: number;
+  ratios: {
+    statFloor: number;
+    warmRecall: number;
+    coldRecall: number;
+    hook: number;
+    hookNoCache: number;
+    mcpRecall: number;
+    mcpRss: number;
+  };
 }
 
-function runsFor(size: number, override: number | undefined): number {
-  if (override !== undefined) return override;
-  // Cheap sizes get many runs: medians of many samples shrug off load spikes from other processes.
-  return size <= 200 ? 101 : size <= 2_000 ? 15 : 5;
+function runsFor(size: number, override: number | undefined) {
+  // Cheap sizes get many samples: medians of many shrug off load spikes from other processes.
+  const inProcess = override ?? (size <= 200 ? 51 : size <= 2_000 ? 15 : 5);
+  const processes = size <= 200 ? 11 : size <= 2_000 ? 7 : 3;
+  return { inProcess, processes };
 }
 
-async function benchSize(size: number, runs: number): Promise<BenchRow> {
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promise<BenchRow> {
   const root = await mkdtemp(join(tmpdir(), 'engram-bench-'));
   try {
     const nowMs = Date.now();
     const { memoryDir, graphPath } = await writeBenchDirectory(root, generateMemories(size, nowMs));
-    // Warm the page cache, the JIT and the host's ranker index before timing anything.
-    await filesystemFloor(memoryDir);
-    await scanAndRankCold(memoryDir, QUERY, nowMs);
-    await scanAndRankWarm(memoryDir, QUERY, nowMs);
-    const selected = await offlineRecall(memoryDir, QUERY, nowMs);
-    const t = {
-      floor: [] as number[],
-      scan: [] as number[],
-      cold: [] as number[],
-      warm: [] as number[],
-      recall: [] as number[],
-    };
-    for (let i = 0; i < runs; i++) {
-      // Interleaved, so drift (other processes, thermal) hits every contender alike.
+    const home = join(root, 'home');
+    await mkdir(home);
+    // A clean environment: no settings of the person running the bench, no model.
+    const env = { PATH: process.env.PATH ?? '', HOME: home, ENGRAM_HOME: join(home, '.engram') };
+    const dropCache = () => rmSync(join(memoryDir, HEADER_CACHE_FILE), { force: true });
+    await sleep(SETTLE_MS);
+
+    // In this process: the floors and a long-running host's warm recall, interleaved.
+    filesystemFloor(memoryDir);
+    statFloor(memoryDir);
+    const selected = (await recall({ dir: memoryDir, query: QUERY, now: nowMs })).selected.length;
+    await recall({ dir: memoryDir, query: QUERY, now: nowMs });
+    const t = { floor: [] as number[], stat: [] as number[], warm: [] as number[] };
+    for (let i = 0; i < runs.inProcess; i++) {
       t.floor.push(await timeIt(() => filesystemFloor(memoryDir)));
-      t.scan.push(await timeIt(() => scanOnly(memoryDir)));
-      t.cold.push(await timeIt(() => scanAndRankCold(memoryDir, QUERY, nowMs)));
-      t.warm.push(await timeIt(() => scanAndRankWarm(memoryDir, QUERY, nowMs)));
-      t.recall.push(await timeIt(() => offlineRecall(memoryDir, QUERY, nowMs)));
+      t.stat.push(await timeIt(() => statFloor(memoryDir)));
+      t.warm.push(await timeIt(() => recall({ dir: memoryDir, query: QUERY, now: nowMs })));
     }
-    const mcp = await startMcpMemoryBaseline(graphPath);
-    const mcpTimes: number[] = [];
-    let mcpEntities = 0;
-    try {
-      await mcp.search(MCP_QUERY);
-      for (let i = 0; i < runs; i++) {
-        const r = await mcp.search(MCP_QUERY);
-        mcpTimes.push(r.ms);
-        mcpEntities = r.entities;
-      }
-    } finally {
-      await mcp.close();
-    }
-    const floorMs = median(t.floor);
-    const m = {
-      scanMs: median(t.scan),
-      coldMs: median(t.cold),
-      warmMs: median(t.warm),
-      recallMs: median(t.recall),
-      mcpSearchMs: median(mcpTimes),
+
+    // Fresh processes: cold recall (no cache anywhere) and the whole UserPromptSubmit hook.
+    const hookInput = JSON.stringify({
+      hook_event_name: 'UserPromptSubmit',
+      session_id: 'bench',
+      cwd: root,
+      prompt: QUERY,
+    });
+    const hookArgs = [CLI, 'hook', 'user-prompt-submit', '--dir', memoryDir, '--no-model'];
+    const p = {
+      cold: [] as number[],
+      node: [] as number[],
+      hook: [] as number[],
+      hookNoCache: [] as number[],
     };
-    const ratio = (ms: number) => Math.round((ms / floorMs) * 100) / 100;
+    await runProcess(process.execPath, hookArgs, { input: hookInput, env }); // leaves the cache
+    for (let i = 0; i < runs.processes; i++) {
+      p.node.push((await runProcess(process.execPath, ['-e', ''], { env })).ms);
+      p.hook.push((await runProcess(process.execPath, hookArgs, { input: hookInput, env })).ms);
+      dropCache();
+      p.hookNoCache.push(
+        (await runProcess(process.execPath, hookArgs, { input: hookInput, env })).ms,
+      );
+      dropCache();
+      const probe = await runProcess(
+        process.execPath,
+        [PROBE, 'cold', memoryDir, QUERY, String(nowMs)],
+        { env },
+      );
+      p.cold.push((JSON.parse(probe.stdout) as { ms: number }).ms);
+    }
+
+    // MCP: engram's server and server-memory, calls interleaved, then their memory.
+    const engram = await startMcpProcess(
+      process.execPath,
+      [CLI, 'mcp', '--dir', memoryDir, '--no-model'],
+      env,
+    );
+    const peer = await startMcpMemoryBaseline(graphPath);
+    const m = { engram: [] as number[], peer: [] as number[], first: 0, entities: 0 };
+    try {
+      m.first = (await engram.call('memory_recall', { query: QUERY })).ms;
+      await peer.search(MCP_QUERY);
+      for (let i = 0; i < runs.inProcess; i++) {
+        m.engram.push((await engram.call('memory_recall', { query: QUERY })).ms);
+        const r = await peer.search(MCP_QUERY);
+        m.peer.push(r.ms);
+        m.entities = r.entities;
+      }
+    } catch (error) {
+      await Promise.allSettled([engram.close(), peer.close()]);
+      throw error;
+    }
+    const engramMemory = engram.memory();
+    const peerMemory = peer.memory();
+    await Promise.all([engram.close(), peer.close()]);
+
+    // A host's event loop while it prefetches: first turn with no cache, then warm turns.
+    dropCache();
+    const loopProbe = await runProcess(
+      process.execPath,
+      [PROBE, 'loop', memoryDir, QUERY, String(nowMs), '6'],
+      { env },
+    );
+    const loop = JSON.parse(loopProbe.stdout) as {
+      firstMaxDelayMs: number;
+      warmMaxDelayMs: number;
+    };
+
+    const floorMs = median(t.floor);
+    const nodeMs = median(p.node);
+    const peerSearchMs = median(m.peer);
+    const row = {
+      floorMs,
+      statFloorMs: median(t.stat),
+      warmRecallMs: median(t.warm),
+      coldRecallMs: median(p.cold),
+      nodeMs,
+      hookMs: median(p.hook),
+      hookNoCacheMs: median(p.hookNoCache),
+      mcpRecallMs: median(m.engram),
+      mcpFirstRecallMs: m.first,
+      peerSearchMs,
+      mcpRssMiB: engramMemory.rssMiB,
+      mcpPeakRssMiB: engramMemory.peakRssMiB,
+      peerRssMiB: peerMemory.rssMiB,
+      loopDelayFirstTurnMs: loop.firstMaxDelayMs,
+      loopDelayLaterTurnsMs: loop.warmMaxDelayMs,
+    };
     return {
       memories: size,
       runs,
-      floorMs,
-      ...m,
+      ...row,
       selected,
-      mcpEntities,
+      peerEntities: m.entities,
       ratios: {
-        scan: ratio(m.scanMs),
-        cold: ratio(m.coldMs),
-        warm: ratio(m.warmMs),
-        recall: ratio(m.recallMs),
-        mcpSearch: ratio(m.mcpSearchMs),
+        statFloor: round(row.statFloorMs / floorMs),
+        warmRecall: round(row.warmRecallMs / floorMs),
+        coldRecall: round(row.coldRecallMs / floorMs),
+        hook: round(row.hookMs / nodeMs),
+        hookNoCache: round(row.hookNoCacheMs / nodeMs),
+        mcpRecall: round(row.mcpRecallMs / peerSearchMs),
+        mcpRss: round(row.mcpRssMiB / row.peerRssMiB),
       },
     };
   } finally {
     await rm(root, { recursive: true, force: true });
   }
-}
-
-function formatTable(rows: readonly BenchRow[]): string {
-  const cell = (ms: number, floor: number) => `${ms.toFixed(1)} ms (${(ms / floor).toFixed(2)}×)`;
-  const header =
-    '| memories | runs | floor | scan | scan + rank, cold | scan + rank, warm | offline recall, warm | server-memory search (MCP) |';
-  const sep = '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |';
-  const lines = rows.map((r) =>
-    [
-      r.memories.toLocaleString('en-US'),
-      r.runs,
-      `${r.floorMs.toFixed(1)} ms`,
-      cell(r.scanMs, r.floorMs),
-      cell(r.coldMs, r.floorMs),
-      cell(r.warmMs, r.floorMs),
-      cell(r.recallMs, r.floorMs),
-      `${cell(r.mcpSearchMs, r.floorMs)}, ${r.mcpEntities} hits`,
-    ].join(' | '),
-  );
-  return [header, sep, ...lines.map((l) => `| ${l} |`)].join('\n');
 }
 
 function parseArgs(argv: readonly string[]) {
@@ -152,26 +221,22 @@ function parseArgs(argv: readonly string[]) {
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const rows: BenchRow[] = [];
+  const started = Date.now();
   for (const size of args.sizes) {
     process.stderr.write(`bench: ${size} memories…\n`);
     rows.push(await benchSize(size, runsFor(size, args.runs)));
   }
+  const meta = {
+    node: process.version,
+    query: QUERY,
+    peerQuery: MCP_QUERY,
+    seconds: round((Date.now() - started) / 1000, 1),
+  };
   if (args.json) {
-    process.stdout.write(
-      `${JSON.stringify({ node: process.version, query: QUERY, rows }, null, 2)}\n`,
-    );
+    process.stdout.write(`${JSON.stringify({ ...meta, rows }, null, 2)}\n`);
     return;
   }
-  process.stdout.write(`Node ${process.version}; medians; ratio = time / filesystem floor.\n`);
-  process.stdout.write(`Query: "${QUERY}" (server-memory: "${MCP_QUERY}").\n\n`);
-  process.stdout.write(`${formatTable(rows)}\n`);
-  const at200 = rows.find((row) => row.memories === 200);
-  if (at200) {
-    const ratio = (ms: number) => (ms / at200.floorMs).toFixed(2);
-    process.stdout.write(
-      `\nGoal, scan + rank ≤ 1.5× floor at 200: warm ${ratio(at200.warmMs)}×, cold ${ratio(at200.coldMs)}×.\n`,
-    );
-  }
+  process.stdout.write(`${formatTables(rows, meta)}\n`);
 }
 
 main().catch((error: unknown) => {

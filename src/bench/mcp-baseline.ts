@@ -1,11 +1,10 @@
 import { createRequire } from 'node:module';
-import { performance } from 'node:perf_hooks';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { type McpProcess, startMcpProcess } from './processes.js';
 
 export interface McpMemoryBaseline {
   /** One `search_nodes` call, timed from the client: JSON-RPC over stdio, graph load, filter. */
   search(query: string): Promise<{ ms: number; entities: number }>;
+  memory: McpProcess['memory'];
   close(): Promise<void>;
 }
 
@@ -18,22 +17,18 @@ export async function startMcpMemoryBaseline(graphPath: string): Promise<McpMemo
   const require = createRequire(import.meta.url);
   const pkg = require.resolve('@modelcontextprotocol/server-memory/package.json');
   const bin = pkg.replace(/package\.json$/, 'dist/index.js');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [bin],
-    env: { MEMORY_FILE_PATH: graphPath, PATH: process.env.PATH ?? '' },
-    stderr: 'ignore',
+  const server = await startMcpProcess(process.execPath, [bin], {
+    MEMORY_FILE_PATH: graphPath,
+    PATH: process.env.PATH ?? '',
   });
-  const client = new Client({ name: 'engram-bench', version: '0.1.0' });
-  await client.connect(transport);
   return {
     async search(query) {
-      const started = performance.now();
-      const result = await client.callTool({ name: 'search_nodes', arguments: { query } });
-      const ms = performance.now() - started;
-      const structured = result.structuredContent as { entities?: unknown[] } | undefined;
+      const { ms, result } = await server.call('search_nodes', { query });
+      const structured = (result as { structuredContent?: { entities?: unknown[] } })
+        .structuredContent;
       return { ms, entities: structured?.entities?.length ?? 0 };
     },
-    close: () => client.close(),
+    memory: server.memory,
+    close: server.close,
   };
 }

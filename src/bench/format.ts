@@ -1,0 +1,38 @@
+import type { BenchRow } from './main.js';
+
+const ms = (v: number) => `${v >= 100 ? v.toFixed(0) : v.toFixed(1)} ms`;
+const x = (v: number) => `${v.toFixed(2)}×`;
+const n = (v: number) => v.toLocaleString('en-US');
+
+/** The two tables `npm run bench` prints: work against the floor, processes against their peers. */
+export function formatTables(
+  rows: readonly BenchRow[],
+  meta: { node: string; query: string; peerQuery: string; seconds: number },
+): string {
+  const inProcess = [
+    '| memories | floor | stat-only floor | warm recall (host) | cold recall (fresh process, no cache) | worst event-loop delay: first turn / later turns |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map(
+      (r) =>
+        `| ${n(r.memories)} | ${ms(r.floorMs)} | ${ms(r.statFloorMs)} (${x(r.ratios.statFloor)}) | ${ms(r.warmRecallMs)} (${x(r.ratios.warmRecall)}) | ${ms(r.coldRecallMs)} (${x(r.ratios.coldRecall)}) | ${ms(r.loopDelayFirstTurnMs)} / ${ms(r.loopDelayLaterTurnsMs)} |`,
+    ),
+  ];
+  const processes = [
+    "| memories | `node -e ''` | UserPromptSubmit hook | hook, no cache file | MCP memory_recall | server-memory search_nodes | MCP first call | MCP RSS (peak) | server-memory RSS |",
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map(
+      (r) =>
+        `| ${n(r.memories)} | ${ms(r.nodeMs)} | ${ms(r.hookMs)} (${x(r.ratios.hook)}) | ${ms(r.hookNoCacheMs)} (${x(r.ratios.hookNoCache)}) | ${ms(r.mcpRecallMs)} (${x(r.ratios.mcpRecall)}) | ${ms(r.peerSearchMs)}, ${r.peerEntities} hits | ${ms(r.mcpFirstRecallMs)} | ${r.mcpRssMiB.toFixed(0)} MiB (${r.mcpPeakRssMiB.toFixed(0)}) (${x(r.ratios.mcpRss)}) | ${r.peerRssMiB.toFixed(0)} MiB |`,
+    ),
+  ];
+  return [
+    `Node ${meta.node}; medians; ${meta.seconds} s. Query: "${meta.query}" (server-memory: "${meta.peerQuery}").`,
+    'Floor = readdirSync + statSync + 4 KB readSync of every file, this process, interleaved; ratios to it.',
+    '',
+    ...inProcess,
+    '',
+    "Whole processes (ratio to `node -e ''`) and MCP over stdio (ratio to server-memory):",
+    '',
+    ...processes,
+  ].join('\n');
+}
