@@ -3,9 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanMemories } from '../memdir/scan.js';
+import { recall } from '../recall/recall.js';
+import { filesystemFloor, statFloor } from './floor.js';
+import { formatTables } from './format.js';
 import { generateMemories, writeBenchDirectory } from './generate.js';
+import type { BenchRow } from './main.js';
 import { startMcpMemoryBaseline } from './mcp-baseline.js';
-import { filesystemFloor, offlineRecall, scanAndRankCold, scanAndRankWarm } from './measure.js';
+import { median } from './stats.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
 
@@ -25,12 +29,11 @@ describe('bench harness', () => {
     expect(
       (await scanMemories(memoryDir, { cap: Number.POSITIVE_INFINITY })).memories,
     ).toHaveLength(120);
-    expect(await filesystemFloor(memoryDir)).toBeGreaterThan(120 * 100);
+    // The floor reads the head of every file; the stat-only floor reads none.
+    expect(filesystemFloor(memoryDir)).toBeGreaterThan(120 * 100);
+    expect(statFloor(memoryDir)).toBeCloseTo(Math.max(...memories.map((m) => m.mtimeMs)), -1);
     const query = 'why does the kubelet keep evicting pods';
-    const cold = await scanAndRankCold(memoryDir, query, NOW);
-    expect(cold).toBeGreaterThan(0);
-    expect(await scanAndRankWarm(memoryDir, query, NOW)).toBe(cold);
-    expect(await offlineRecall(memoryDir, query, NOW)).toBeGreaterThan(0);
+    expect((await recall({ dir: memoryDir, query, now: NOW })).selected.length).toBeGreaterThan(0);
 
     const mcp = await startMcpMemoryBaseline(graphPath);
     try {
@@ -40,8 +43,48 @@ describe('bench harness', () => {
       const result = await mcp.search('kubelet');
       expect(result.entities).toBe(expected);
       expect(result.ms).toBeGreaterThan(0);
+      expect(mcp.memory().rssMiB).toBeGreaterThan(1);
     } finally {
       await mcp.close();
     }
+  });
+
+  it('prints every figure with its ratio to its own baseline', () => {
+    expect(median([5, 1, 3])).toBe(3);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    const row: BenchRow = {
+      memories: 2000,
+      runs: { inProcess: 5, processes: 3 },
+      floorMs: 10,
+      statFloorMs: 4,
+      warmRecallMs: 5,
+      coldRecallMs: 15,
+      nodeMs: 40,
+      hookMs: 60,
+      hookNoCacheMs: 80,
+      mcpRecallMs: 2,
+      mcpFirstRecallMs: 30,
+      peerSearchMs: 4,
+      mcpRssMiB: 90,
+      mcpPeakRssMiB: 100,
+      peerRssMiB: 60,
+      loopDelayFirstTurnMs: 12,
+      loopDelayLaterTurnsMs: 3,
+      selected: 5,
+      peerEntities: 21,
+      ratios: {
+        statFloor: 0.4,
+        warmRecall: 0.5,
+        coldRecall: 1.5,
+        hook: 1.5,
+        hookNoCache: 2,
+        mcpRecall: 0.5,
+        mcpRss: 1.5,
+      },
+    };
+    const text = formatTables([row], { node: 'v20', query: 'q', peerQuery: 'p', seconds: 9 });
+    expect(text).toContain('| 2,000 | 10.0 ms | 4.0 ms (0.40×) | 5.0 ms (0.50×) | 15.0 ms (1.50×)');
+    expect(text).toContain('60.0 ms (1.50×)');
+    expect(text).toContain('90 MiB (100) (1.50×)');
   });
 });

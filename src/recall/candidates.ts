@@ -14,6 +14,8 @@ export interface CandidateOptions {
   cap?: number;
   /** Returns true once the time for scanning and ranking is spent: go on with what is ready. */
   expired?: () => boolean;
+  /** The same for the scan alone (default `expired`), so that some time is left to rank. */
+  scanExpired?: () => boolean;
   /** Use the header cache file on disk (default true). */
   persistedCache?: boolean;
 }
@@ -56,7 +58,7 @@ export async function loadCandidates(
   // Every header: up to the cap this is the newest-first scan; past it the prefilter needs them
   // all anyway. Unchanged files come from the header cache, checked by stat.
   const scan = await scanMemoriesCached(dir, {
-    expired,
+    expired: options.scanExpired ?? expired,
     ...(options.persistedCache === false ? { persisted: false } : {}),
   });
   const recallable = scan.memories.filter(isRecallable);

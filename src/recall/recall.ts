@@ -185,12 +185,10 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
   const surfaced = new Set([...history.surfacedPaths, ...history.surfacedFiles]);
   // "./a.md", "a.md" and "/abs/dir/a.md" name the same memory: compare absolute paths too.
   for (const s of options.alreadySurfaced ?? []) surfaced.add(s).add(resolve(options.dir, s));
-  const clock = options.budgetClock ?? (() => performance.now());
-  const deadline = options.budgetMs === undefined ? undefined : clock() + options.budgetMs;
   const set = await loadCandidates(options.dir, {
     query: options.query,
     nowMs,
-    ...(deadline !== undefined ? { expired: () => clock() >= deadline } : {}),
+    ...budgetChecks(options),
     ...(options.persistedCache === false ? { persistedCache: false } : {}),
     isSurfaced: (m) =>
       surfaced.has(m.file) || surfaced.has(m.path) || surfaced.has(resolve(options.dir, m.file)),
@@ -363,6 +361,19 @@ async function readSelected(
       : Buffer.byteLength(content);
     return { header, memory, textBytes, verdict };
   });
+}
+
+/** Share of the budget the scan may use; ranking what it found gets the rest. */
+const SCAN_SHARE = 0.6;
+
+/** Deadlines for the scan and for ranking, from `budgetMs` (none without one). */
+function budgetChecks(options: RecallOptions) {
+  if (options.budgetMs === undefined) return {};
+  const clock = options.budgetClock ?? (() => performance.now());
+  const start = clock();
+  const scanEnd = start + options.budgetMs * SCAN_SHARE;
+  const end = start + options.budgetMs;
+  return { scanExpired: () => clock() >= scanEnd, expired: () => clock() >= end };
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
