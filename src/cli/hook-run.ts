@@ -9,6 +9,7 @@ import { closeSync, existsSync, openSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { engramHome, loadSettings, mergedSettings } from '../config/index.js';
 import {
   DEFAULT_RECALL_BUDGET_MS,
   type HookContext,
@@ -18,7 +19,6 @@ import {
 } from '../hooks/events.js';
 import { type HookCommandName, type HookInput, parseHookInput } from '../hooks/input.js';
 import type { HookOutput } from '../hooks/output.js';
-import { engramHome, loadSettings, mergedSettings } from '../config/index.js';
 import { EngramError } from '../util/errors.js';
 import { type CommonOptions, configuredModel, memoryDirFor } from './common.js';
 import type { CliIo } from './io.js';

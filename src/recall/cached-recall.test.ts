@@ -108,7 +108,13 @@ describe('recall through the header cache', () => {
     expect(partial.selected.length).toBeGreaterThan(0);
 
     t = 0;
-    const none = await recall({ dir: fresh, query: QUERIES[0]!, now: NOW, budgetMs: 0, budgetClock: clock });
+    const none = await recall({
+      dir: fresh,
+      query: QUERIES[0]!,
+      now: NOW,
+      budgetMs: 0,
+      budgetClock: clock,
+    });
     expect(none.complete).toBe(false);
     expect(none.text).toBe('');
 
