@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { EngramError } from '../util/errors.js';
 import { ENGRAM_VERSION } from '../util/version.js';
 import { registerDemoCommands } from './commands/demo.js';
+import { registerDoctorCommands } from './commands/doctor.js';
 import { registerDreamCommands } from './commands/dream.js';
 import { registerDriftCommands } from './commands/drift.js';
 import { registerEvalCommands } from './commands/eval.js';
@@ -60,6 +61,7 @@ export function buildProgram(io: CliIo): Command {
   registerSessionCommands(program, io);
   registerEvalCommands(program, io);
   registerDriftCommands(program, io);
+  registerDoctorCommands(program, io);
   registerTeamCommands(program, io);
   return program;
 }

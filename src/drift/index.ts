@@ -1,6 +1,11 @@
 export * from './check-claims.js';
 export * from './claim-cache.js';
 export * from './claims.js';
+export * from './doctor.js';
+export * from './doctor-checks.js';
+export * from './doctor-findings.js';
+export * from './doctor-fix.js';
+export type { PreciseMemory } from './doctor-report.js';
 export * from './extract-claims.js';
 export * from './project-probe.js';
 export { failureText, verificationNote } from './prompts.js';

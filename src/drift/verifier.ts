@@ -34,6 +34,8 @@ export interface ClaimVerifierOptions {
   mode?: 'check' | 'cache-only';
   onMisses?: (files: string[]) => void;
   cacheFile?: string;
+  /** Check everything again instead of trusting the cache (results are still written to it). */
+  fresh?: boolean;
   /** The project as checks see it (default: git when in a repository, else a bounded walk). */
   probe?: ProjectProbe;
   now?: () => number;
@@ -103,7 +105,9 @@ export function createClaimVerifier(options: ClaimVerifierOptions): ClaimVerifie
     if (state === undefined) return out; // the project cannot be read: no verdicts at all
     const misses: VerifyRequest[] = [];
     for (const r of requests) {
-      const checks = cachedChecks(cache, r.file, memoryIdentity(r.file, r.content), state);
+      const checks = options.fresh
+        ? undefined
+        : cachedChecks(cache, r.file, memoryIdentity(r.file, r.content), state);
       if (checks) out.set(r.file, summarizeChecks(r.file, checks));
       else misses.push(r);
     }

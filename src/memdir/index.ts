@@ -3,6 +3,7 @@ export * from './constants.js';
 export * from './freshness.js';
 export * from './frontmatter.js';
 export { headerFromHead, parseSimpleYaml } from './header.js';
+export * from './index-crosscheck.js';
 export * from './index-file.js';
 export * from './manifest.js';
 export * from './memory-file.js';

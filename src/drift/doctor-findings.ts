@@ -1,0 +1,94 @@
+/**
+ * What the doctor says: one finding per problem, each with what to do. The audit's problems are
+ * taken as they are (the audit owns those invariants); the doctor adds what needs the bodies, the
+ * recall log or the project.
+ */
+import type { AuditProblem } from '../memdir/index.js';
+
+export type FindingSeverity = 'error' | 'warning' | 'info';
+
+export interface DoctorFinding {
+  /** Stable machine name, e.g. `orphan`, `relative_date`, `claim_fails`. */
+  kind: string;
+  /** error: broken now; warning: will mislead; info: worth knowing. Only info leaves `ok` true. */
+  severity: FindingSeverity;
+  /** The memory file concerned (relative to the memory directory), or MEMORY.md. */
+  file?: string;
+  /** 1-based line in that file. */
+  line?: number;
+  message: string;
+  /** What to do about it, as a command or an edit. */
+  fix: string;
+}
+
+const AUDIT_FIXES: Record<string, { severity: FindingSeverity; fix: string }> = {
+  orphan: {
+    severity: 'error',
+    fix: 'run `engram doctor --fix` (adds its index line) or `engram index --rebuild`',
+  },
+  dangling_pointer: {
+    severity: 'error',
+    fix: 'run `engram doctor --fix` (drops the line), or restore the file',
+  },
+  revoked_in_index: {
+    severity: 'error',
+    fix: 'run `engram doctor --fix` (drops the line): a revoked memory has no index line',
+  },
+  missing_description: {
+    severity: 'error',
+    fix: 'add a `description:` line to the frontmatter: one specific line recall can decide from',
+  },
+  unknown_type: {
+    severity: 'warning',
+    fix: 'set `type:` to user, feedback, project or reference',
+  },
+  no_frontmatter: {
+    severity: 'error',
+    fix: 'add frontmatter (--- name, description, type ---) at the top of the file',
+  },
+  malformed_frontmatter: { severity: 'error', fix: 'fix the YAML; quote values that contain ": "' },
+  index_over_lines: {
+    severity: 'error',
+    fix: 'shorten MEMORY.md to one short line per memory, or run `engram dream` to consolidate',
+  },
+  index_over_bytes: {
+    severity: 'error',
+    fix: 'shorten the index lines (under ~150 characters each), or run `engram dream`',
+  },
+  leftover_temp: {
+    severity: 'warning',
+    fix: 'delete the temp file (the file it was replacing is intact), or run `engram audit --fix` where available',
+  },
+  unreadable: { severity: 'error', fix: 'fix the file permissions so engram can read it' },
+};
+
+/** One audit problem as a finding; kinds the doctor does not know yet still count as errors. */
+export function auditFinding(p: AuditProblem): DoctorFinding {
+  const known = AUDIT_FIXES[p.kind] ?? {
+    severity: 'error' as const,
+    fix: 'see `engram audit` for this problem',
+  };
+  return {
+    kind: p.kind,
+    severity: known.severity,
+    file: p.file,
+    ...(p.line !== undefined ? { line: p.line } : {}),
+    message: p.message,
+    fix: known.fix,
+  };
+}
+
+/** Errors first, then warnings, then info; stable within each. Pure. */
+export function sortFindings(findings: DoctorFinding[]): DoctorFinding[] {
+  const rank: Record<FindingSeverity, number> = { error: 0, warning: 1, info: 2 };
+  return findings
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => rank[a.f.severity] - rank[b.f.severity] || a.i - b.i)
+    .map(({ f }) => f);
+}
+
+/** `error orphan a.md: a.md has no line in MEMORY.md. Fix: …` — one line per finding. Pure. */
+export function formatFinding(f: DoctorFinding): string {
+  const where = f.file ? ` ${f.file}${f.line !== undefined ? `:${f.line}` : ''}` : '';
+  return `${f.severity} ${f.kind}${where}: ${f.message.replace(/\s+/g, ' ')} Fix: ${f.fix}`;
+}

@@ -1,0 +1,227 @@
+import {
+  auditMemoryDir,
+  crossCheckIndex,
+  INDEX_MAX_BYTES,
+  INDEX_MAX_LINES,
+  type IndexCrossCheck,
+  type MemoryHeader,
+  readIndexRaw,
+  readMemory,
+  scanMemories,
+  truncateIndex,
+} from '../memdir/index.js';
+import { metricsPathFor, readRecallMetrics } from '../recall/index.js';
+import { type ClaimCheck, isLocationClaim } from './claims.js';
+import {
+  feedbackPolarity,
+  findRelativeDates,
+  hasWhy,
+  nearDuplicateDescriptions,
+  type Polarity,
+} from './doctor-checks.js';
+import { auditFinding, type DoctorFinding, sortFindings } from './doctor-findings.js';
+import {
+  contentFindings,
+  indexFindings,
+  type PreciseMemory,
+  preciseFindings,
+  reportFindings,
+} from './doctor-report.js';
+import { extractClaims } from './extract-claims.js';
+import { createClaimVerifier } from './verifier.js';
+
+export interface DoctorOptions {
+  /** A folder in the project the memories describe; their claims are checked against it. */
+  projectDir?: string;
+  /** Time for checking claims (default 10 s); past it, unchecked memories are listed as such. */
+  verifyBudgetMs?: number;
+  /** The recall log (default: the one in the memory directory). */
+  recallLog?: string;
+  nowMs?: number;
+}
+
+export interface DoctorSummary {
+  memories: number;
+  active: number;
+  revoked: number;
+  indexLines: number;
+  orphans: { byIndexParser: number; byLinkScan: number; agree: boolean };
+  dangling: { byIndexParser: number; byLinkScan: number; agree: boolean };
+  index: { lines: number; maxLines: number; bytes: number; maxBytes: number };
+  polarity: Record<Polarity, number> & { feedback: number };
+  precise: { memories: number; failing: number; unchecked: number; list: PreciseMemory[] };
+  recallLog: { recalls: number; neverRecalled: number };
+  counts: { error: number; warning: number; info: number };
+}
+
+export interface DoctorReport {
+  /** No error and no warning. */
+  ok: boolean;
+  dir: string;
+  findings: DoctorFinding[];
+  summary: DoctorSummary;
+  crossCheck: IndexCrossCheck;
+}
+
+interface Body {
+  header: MemoryHeader;
+  content: string;
+  body: string;
+}
+
+/**
+ * Everything that fails silently in a memory directory, one finding per problem with its fix:
+ * the audit's invariants, orphans counted twice, reasons and dates, caps, polarity, precise
+ * claims the project no longer backs, memories recall never picks, duplicates, dead pointers.
+ */
+export async function diagnoseMemoryDir(
+  dir: string,
+  options: DoctorOptions = {},
+): Promise<DoctorReport> {
+  const nowMs = options.nowMs ?? Date.now();
+  const [audit, scan, indexText] = await Promise.all([
+    auditMemoryDir(dir),
+    scanMemories(dir, { cap: Number.POSITIVE_INFINITY }),
+    readIndexRaw(dir).then((t) => t ?? ''),
+  ]);
+  const crossCheck = await crossCheckIndex(dir, scan.memories, indexText);
+  const bodies = await readBodies(dir, scan.memories);
+  const active = bodies.filter((b) => b.header.status === 'active');
+  const findings: DoctorFinding[] = audit.problems.map(auditFinding);
+  findings.push(...indexFindings(crossCheck, truncateIndex(indexText)));
+  const polarity = { correction: 0, confirmation: 0, mixed: 0, neither: 0 };
+  for (const b of active) {
+    const dates = findRelativeDates(b.content);
+    const needsWhy =
+      (b.header.type === 'feedback' || b.header.type === 'project') && !hasWhy(b.body);
+    findings.push(...contentFindings(b.header, b.content, dates, needsWhy));
+    if (b.header.type === 'feedback') polarity[feedbackPolarity(b.body)]++;
+  }
+  const feedback = active.filter((b) => b.header.type === 'feedback').length;
+  const precise = await checkPrecise(dir, active, nowMs, options);
+  const log = await readRecallMetrics(options.recallLog ?? metricsPathFor(dir)).catch(() => ({
+    shapes: [],
+    badLines: 0,
+  }));
+  const recalled = new Set(log.shapes.flatMap((s) => (Array.isArray(s.files) ? s.files : [])));
+  const neverRecalled = log.shapes.some((s) => Array.isArray(s.files))
+    ? active.filter((b) => b.header.description && !recalled.has(b.header.file))
+    : [];
+  findings.push(
+    ...preciseFindings(precise),
+    ...reportFindings({
+      polarity,
+      feedback,
+      neverRecalled: neverRecalled.map((b) => b.header.file),
+      recalls: log.shapes.length,
+      duplicates: nearDuplicateDescriptions(
+        active.flatMap((b) =>
+          b.header.description ? [{ file: b.header.file, description: b.header.description }] : [],
+        ),
+      ),
+      dangling: danglingSupersessions(scan.memories),
+      revoked: scan.memories.filter((m) => m.status === 'revoked').length,
+    }),
+  );
+  const sorted = sortFindings(findings);
+  const count = (s: DoctorFinding['severity']) => sorted.filter((f) => f.severity === s).length;
+  const capped = truncateIndex(indexText);
+  const summary: DoctorSummary = {
+    memories: scan.memories.length,
+    active: scan.memories.filter((m) => m.status === 'active').length,
+    revoked: scan.memories.filter((m) => m.status === 'revoked').length,
+    indexLines: audit.indexEntries,
+    orphans: {
+      byIndexParser: crossCheck.byIndexParser.orphans.length,
+      byLinkScan: crossCheck.byLinkScan.orphans.length,
+      agree: sameList(crossCheck.byIndexParser.orphans, crossCheck.byLinkScan.orphans),
+    },
+    dangling: {
+      byIndexParser: crossCheck.byIndexParser.dangling.length,
+      byLinkScan: crossCheck.byLinkScan.dangling.length,
+      agree: sameList(crossCheck.byIndexParser.dangling, crossCheck.byLinkScan.dangling),
+    },
+    index: {
+      lines: capped.totalLines,
+      maxLines: INDEX_MAX_LINES,
+      bytes: capped.totalBytes,
+      maxBytes: INDEX_MAX_BYTES,
+    },
+    polarity: { feedback, ...polarity },
+    precise: {
+      memories: precise.length,
+      failing: precise.filter((p) => p.failed.length > 0).length,
+      unchecked: precise.filter((p) => !p.checked).length,
+      list: precise,
+    },
+    recallLog: { recalls: log.shapes.length, neverRecalled: neverRecalled.length },
+    counts: { error: count('error'), warning: count('warning'), info: count('info') },
+  };
+  return {
+    ok: summary.counts.error + summary.counts.warning === 0,
+    dir,
+    findings: sorted,
+    summary,
+    crossCheck,
+  };
+}
+
+function sameList(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+async function readBodies(dir: string, memories: MemoryHeader[]): Promise<Body[]> {
+  const out: Body[] = [];
+  for (const m of memories) {
+    if (m.unreadable !== undefined) continue;
+    const doc = await readMemory(dir, m.file).catch(() => undefined);
+    if (doc) out.push({ header: doc.header, content: doc.content, body: doc.body });
+  }
+  return out;
+}
+
+/** Memories citing files or lines, oldest first, with what fails in the project now. */
+async function checkPrecise(
+  dir: string,
+  active: Body[],
+  nowMs: number,
+  options: DoctorOptions,
+): Promise<PreciseMemory[]> {
+  const precise = active
+    .filter((b) => extractClaims(b.body).some(isLocationClaim))
+    .sort((a, b) => a.header.mtimeMs - b.header.mtimeMs);
+  if (precise.length === 0 || options.projectDir === undefined) {
+    return precise.map((b) => preciseEntry(b, nowMs, undefined));
+  }
+  const verifier = createClaimVerifier({
+    projectDir: options.projectDir,
+    memoryDir: dir,
+    budgetMs: options.verifyBudgetMs ?? 10_000,
+    fresh: true, // "which claims fail now": outside git the cache key is only a time bucket
+  });
+  const results = await verifier
+    .verifyMemories(precise.map((b) => ({ file: b.header.file, content: b.content })))
+    .finally(() => verifier.dispose());
+  return precise.map((b) => preciseEntry(b, nowMs, results.get(b.header.file)?.checks));
+}
+
+function preciseEntry(b: Body, nowMs: number, checks: ClaimCheck[] | undefined): PreciseMemory {
+  const claims = extractClaims(b.body).filter(isLocationClaim).length;
+  return {
+    file: b.header.file,
+    ageDays: Math.max(0, Math.floor((nowMs - b.header.mtimeMs) / 86_400_000)),
+    claims,
+    checked: checks !== undefined,
+    failed: (checks ?? []).flatMap((c) => (c.status === 'fails' && c.detail ? [c.detail] : [])),
+  };
+}
+
+function danglingSupersessions(memories: MemoryHeader[]): Array<{ file: string; target: string }> {
+  const files = new Set(memories.map((m) => m.file));
+  return memories.flatMap((m) => {
+    const target = m.frontmatter.superseded_by;
+    return typeof target === 'string' && target.trim() !== '' && !files.has(target.trim())
+      ? [{ file: m.file, target: target.trim() }]
+      : [];
+  });
+}

@@ -1,0 +1,229 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv, requireBuild, runCliProcess } from '../support/cli-process.js';
+
+beforeAll(requireBuild);
+
+interface Finding {
+  kind: string;
+  severity: string;
+  file?: string;
+  line?: number;
+  message: string;
+  fix: string;
+}
+
+function memory(dir: string, file: string, fields: Record<string, string>, body: string) {
+  const head = Object.entries(fields)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n');
+  writeFileSync(join(dir, file), `---\n${head}\n---\n${body}\n`);
+}
+
+/** 3 orphans, 2 dangling lines, 1 missing description, 12 correction-only feedback, 2 relative dates. */
+function sickDirectory() {
+  const root = mkdtempSync(join(tmpdir(), 'engram-doctor-'));
+  const dir = join(root, 'memory');
+  mkdirSync(dir);
+  const index: string[] = [];
+  const tools = [
+    'jest',
+    'moment',
+    'lodash',
+    'request',
+    'enzyme',
+    'tslint',
+    'bower',
+    'grunt',
+    'gulp',
+    'karma',
+    'mocha',
+    'sinon',
+  ];
+  for (const tool of tools) {
+    memory(
+      dir,
+      `no-${tool}.md`,
+      {
+        name: `no ${tool}`,
+        description: `the user does not want ${tool} in this repository`,
+        type: 'feedback',
+      },
+      `Never add ${tool}; use the built-in alternative instead.\n**Why:** the user corrected this twice.\n**How to apply:** when adding dependencies.`,
+    );
+    index.push(`- [no ${tool}](no-${tool}.md) — no ${tool} here`);
+  }
+  memory(
+    dir,
+    'launch.md',
+    { name: 'launch', description: 'the launch plan for the beta', type: 'project' },
+    'The beta launches next Thursday, after the freeze.\n**Why:** marketing needs a week.',
+  );
+  memory(
+    dir,
+    'standup.md',
+    { name: 'standup', description: 'standup moved to the afternoon', type: 'user' },
+    'Since yesterday the standup is at 14:00.',
+  );
+  index.push('- [launch](launch.md) — beta launch plan', '- [standup](standup.md) — standup time');
+  memory(dir, 'nodesc.md', { name: 'no description here', type: 'user' }, 'Prefers dark mode.');
+  index.push('- [no description](nodesc.md)');
+  for (const name of ['orphan-a', 'orphan-b', 'orphan-c']) {
+    memory(
+      dir,
+      `${name}.md`,
+      { name, description: `${name} facts that were never indexed`, type: 'reference' },
+      `See the ${name} dashboard.`,
+    );
+  }
+  index.push(
+    '- [gone one](gone-one.md) — deleted by hand',
+    '- [gone two](gone-two.md) — also deleted',
+  );
+  writeFileSync(join(dir, 'MEMORY.md'), `${index.join('\n')}\n`);
+  return { root, dir, env: cliEnv(join(root, 'home')) };
+}
+
+describe('engram doctor', () => {
+  it('reports every planted problem, once per line with a fix, and both orphan counts agree', async () => {
+    const { root, dir, env } = sickDirectory();
+    const run = await runCliProcess(['doctor', '--dir', dir, '--json'], env, root);
+    expect(run.code, run.stderr).toBe(1);
+    const report = JSON.parse(run.stdout) as {
+      ok: boolean;
+      findings: Finding[];
+      summary: Record<string, any>;
+    };
+    expect(report.ok).toBe(false);
+    const of = (kind: string) => report.findings.filter((f) => f.kind === kind);
+    expect(
+      of('orphan')
+        .map((f) => f.file)
+        .sort(),
+    ).toEqual(['orphan-a.md', 'orphan-b.md', 'orphan-c.md']);
+    expect(of('dangling_pointer').map((f) => [f.file, f.line])).toEqual([
+      ['gone-one.md', 16],
+      ['gone-two.md', 17],
+    ]);
+    expect(of('missing_description').map((f) => f.file)).toEqual(['nodesc.md']);
+    expect(of('relative_date').map((f) => [f.file, f.line])).toEqual(
+      expect.arrayContaining([
+        ['launch.md', 6],
+        ['standup.md', 6],
+      ]),
+    );
+    expect(of('relative_date')).toHaveLength(2);
+    const polarity = of('feedback_polarity');
+    expect(polarity).toHaveLength(1);
+    expect(polarity[0]!.severity).toBe('warning');
+    expect(polarity[0]!.message).toMatch(/12 corrections, 0 confirmations/);
+    expect(polarity[0]!.message).toMatch(/sieve, not a verdict/);
+    expect(report.summary.polarity).toMatchObject({
+      feedback: 12,
+      correction: 12,
+      confirmation: 0,
+    });
+    expect(report.summary.orphans).toEqual({ byIndexParser: 3, byLinkScan: 3, agree: true });
+    expect(report.summary.dangling).toEqual({ byIndexParser: 2, byLinkScan: 2, agree: true });
+    expect(of('orphan_count_unreliable')).toEqual([]);
+    expect(report.summary.index).toMatchObject({ lines: 17, maxLines: 200, maxBytes: 25_000 });
+    for (const f of report.findings) {
+      expect(['error', 'warning', 'info']).toContain(f.severity);
+      expect(f.message.length).toBeGreaterThan(0);
+      expect(f.fix.length).toBeGreaterThan(0);
+    }
+
+    const text = await runCliProcess(['doctor', '--dir', dir], env, root);
+    expect(text.code).toBe(1);
+    const lines = text.stdout.trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('error orphan '))).toHaveLength(3);
+    expect(lines.filter((l) => l.startsWith('error dangling_pointer '))).toHaveLength(2);
+    expect(lines.every((l) => l.includes('Fix: ') || /^(OK|PROBLEMS):/.test(l))).toBe(true);
+  });
+
+  it('--fix takes a named backup, then indexes the orphans and drops the dangling lines', async () => {
+    const { root, dir, env } = sickDirectory();
+    const before = readFileSync(join(dir, 'MEMORY.md'), 'utf8');
+    const run = await runCliProcess(['doctor', '--dir', dir, '--json', '--fix'], env, root);
+    const report = JSON.parse(run.stdout);
+    expect(report.fixed.addedIndexLines.sort()).toEqual([
+      'orphan-a.md',
+      'orphan-b.md',
+      'orphan-c.md',
+    ]);
+    expect(report.fixed.droppedIndexLines.sort()).toEqual(['gone-one.md', 'gone-two.md']);
+    expect(existsSync(report.fixed.backup)).toBe(true);
+    expect(readFileSync(report.fixed.backup, 'utf8')).toBe(before);
+    const kinds = report.findings.map((f: Finding) => f.kind);
+    expect(kinds).not.toContain('orphan');
+    expect(kinds).not.toContain('dangling_pointer');
+    expect(kinds).toContain('missing_description'); // not a safe repair: left for a person
+    const audit = await runCliProcess(['index', '--check', '--dir', dir], env, root);
+    expect(audit.code, audit.stdout).toBe(0);
+  });
+
+  it('says its own count is unreliable when the two methods disagree, and then fixes nothing', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'engram-doctor-'));
+    const dir = join(root, 'memory');
+    mkdirSync(dir);
+    memory(
+      dir,
+      'tea notes.md',
+      { name: 'tea', description: 'green tea steeping time', type: 'user' },
+      'Two minutes at 80 °C.',
+    );
+    // An angle-bracket link: valid markdown, a form the line parser may not read.
+    writeFileSync(join(dir, 'MEMORY.md'), '- [tea](<tea notes.md>) — steeping\n');
+    const env = cliEnv(join(root, 'home'));
+    const run = await runCliProcess(['doctor', '--dir', dir, '--json', '--fix'], env, root);
+    const report = JSON.parse(run.stdout);
+    if (report.summary.orphans.agree && report.summary.dangling.agree) {
+      // The index reader understands this form too: then there is nothing to disagree about.
+      expect(report.summary.orphans.byIndexParser).toBe(0);
+      return;
+    }
+    expect(run.code).toBe(1);
+    const unreliable = report.findings.filter((f: Finding) => f.kind === 'orphan_count_unreliable');
+    expect(unreliable).toHaveLength(1);
+    expect(unreliable[0].message).toMatch(/unreliable/);
+    expect(report.fixed.skipped).toMatch(/disagree/);
+    expect(readFileSync(join(dir, 'MEMORY.md'), 'utf8')).toBe(
+      '- [tea](<tea notes.md>) — steeping\n',
+    );
+  });
+
+  it('passes a healthy directory with exit 0 and lists old precise memories with what fails now', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'engram-doctor-'));
+    const project = join(root, 'project');
+    mkdirSync(join(project, 'src'), { recursive: true });
+    writeFileSync(join(project, 'src/app.ts'), 'export const app = 1;\n');
+    const dir = join(root, 'memory');
+    mkdirSync(dir);
+    memory(
+      dir,
+      'entry.md',
+      { name: 'entry', description: 'where the app starts', type: 'reference' },
+      'The app starts in `src/app.ts`.',
+    );
+    writeFileSync(join(dir, 'MEMORY.md'), '- [entry](entry.md) — where the app starts\n');
+    const env = cliEnv(join(root, 'home'));
+    const ok = await runCliProcess(['doctor', '--dir', dir, '--json'], env, project);
+    expect(ok.code, ok.stdout).toBe(0);
+    expect(JSON.parse(ok.stdout).summary.precise).toMatchObject({ memories: 1, failing: 0 });
+    rmSync(join(project, 'src/app.ts'));
+    const sick = await runCliProcess(['doctor', '--dir', dir, '--json'], env, project);
+    expect(sick.code).toBe(1);
+    const report = JSON.parse(sick.stdout);
+    expect(report.summary.precise.list).toEqual([
+      expect.objectContaining({
+        file: 'entry.md',
+        claims: 1,
+        checked: true,
+        failed: ['`src/app.ts` no longer exists'],
+      }),
+    ]);
+    expect(report.findings.map((f: Finding) => f.kind)).toContain('claim_fails');
+  });
+});
