@@ -26,6 +26,7 @@ export {
   formatSavedNotice,
 } from './prompts.js';
 export { checkSavedFiles, savedTopicFiles } from './saved-files.js';
+export { EXTRACTION_MAX_CONTEXT_TOKENS, messagesSinceCursor } from './since-cursor.js';
 export type {
   ExtractionContext,
   ExtractionRun,

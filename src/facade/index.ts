@@ -1,2 +1,7 @@
-export * from './open-memory.js';
-export * from './prompts.js';
+export {
+  DEFAULT_CLOSE_TIMEOUT_MS,
+  type Memory,
+  type MemoryEvent,
+  type OpenMemoryOptions,
+  openMemory,
+} from './open-memory.js';

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Message } from '../llm/types.js';
 import { saveMemory } from '../memdir/index.js';
+import { SYSTEM_PROMPT_HEADINGS as FACADE_HEADINGS } from '../runtime/prompts.js';
 import {
   type ScriptedModelServer,
   scriptedModel,
   startScriptedModelServer,
 } from '../testing/index.js';
 import { type MemoryEvent, openMemory } from './open-memory.js';
-import { FACADE_HEADINGS } from './prompts.js';
 
 let root: string;
 let project: string;

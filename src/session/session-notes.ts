@@ -13,7 +13,7 @@ import type {
   ToolDefinition,
   ToolImplementation,
 } from '../llm/types.js';
-import { systemClock } from '../util/clock.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { EngramError } from '../util/errors.js';
 import { awaySummary } from './away-summary.js';
 import { compactSession, type SessionCompaction } from './compact-session.js';
@@ -41,6 +41,8 @@ export interface SessionNotesOptions {
   keep?: KeepLimits;
   maxTurns?: number;
   wait?: WaitForNotesOptions;
+  /** Stamps for the session record and cursor (default the system clock). */
+  clock?: Clock;
   onUpdate?: (outcome: NotesUpdateOutcome) => void;
 }
 
@@ -48,7 +50,10 @@ export interface SessionNotes {
   /** After each model response: checks the thresholds and maybe updates, in the background. */
   onTurnEnd(prefix: ConversationPrefix): void;
   /** Update now and wait for it (`force` skips the thresholds). */
-  updateNow(prefix: ConversationPrefix, options?: { force?: boolean }): Promise<NotesUpdateOutcome>;
+  updateNow(
+    prefix: ConversationPrefix,
+    options?: { force?: boolean; signal?: AbortSignal },
+  ): Promise<NotesUpdateOutcome>;
   /** Compact a history: waits (bounded) for a running update, then notes / summary / truncation. */
   compact(
     messages: readonly Message[],
@@ -89,7 +94,7 @@ export function createSessionNotes(options: SessionNotesOptions): SessionNotes {
     return Math.max(0, clock.now() - started);
   }
 
-  const update = (prefix: ConversationPrefix, force = false) =>
+  const update = (prefix: ConversationPrefix, force = false, signal?: AbortSignal) =>
     updateSessionNotes({
       environment: options.environment,
       sessionId: options.sessionId,
@@ -100,6 +105,8 @@ export function createSessionNotes(options: SessionNotesOptions): SessionNotes {
       ...(options.thresholds ? { thresholds: options.thresholds } : {}),
       ...(options.limits ? { limits: options.limits } : {}),
       ...(options.maxTurns ? { maxTurns: options.maxTurns } : {}),
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(signal ? { signal } : {}),
     });
 
   const report = (outcome: NotesUpdateOutcome) => {
@@ -141,7 +148,7 @@ export function createSessionNotes(options: SessionNotesOptions): SessionNotes {
     async updateNow(prefix, opts = {}) {
       if (!options.model) throw new EngramError('no_model', 'updating session notes needs a model');
       await running;
-      return update(prefix, opts.force === true);
+      return update(prefix, opts.force === true, opts.signal);
     },
     async compact(messages, host = {}) {
       const waited = await waitInProcess();

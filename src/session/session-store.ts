@@ -4,7 +4,7 @@
  * and `$ENGRAM_HOME/session-memory/template.md` for a user template that replaces the default.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { EngramEnvironment } from '../config/index.js';
 import { engramHome, projectRoot } from '../config/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -179,4 +179,36 @@ export async function readSessionRecord(folder: string): Promise<SessionRecord |
   } catch {
     return undefined;
   }
+}
+
+/**
+ * How far extraction has read a session: the id of the last message already considered. One
+ * store for every door (library sessions, the Stop hook, its detached run), kept per session in
+ * `$ENGRAM_HOME/hooks/cursors/<id>.json` (the folder keeps the name it had when only hooks used it).
+ * It moves only when a run succeeds, so a failed or killed run is retried next time.
+ */
+export interface ExtractionCursor {
+  cursor?: string;
+  transcriptPath?: string;
+  updatedAt?: string;
+}
+
+export function extractionCursorPath(environment: EngramEnvironment, sessionId: string): string {
+  return join(engramHome(environment), 'hooks', 'cursors', `${checkSessionId(sessionId)}.json`);
+}
+
+export async function readExtractionCursor(path: string): Promise<ExtractionCursor> {
+  const text = await readOptional(path).catch(() => undefined);
+  if (text === undefined) return {};
+  try {
+    const data: unknown = JSON.parse(text);
+    return typeof data === 'object' && data !== null ? (data as ExtractionCursor) : {};
+  } catch {
+    return {}; // a corrupt cursor costs one re-read of the session, never the session itself
+  }
+}
+
+export async function writeExtractionCursor(path: string, cursor: ExtractionCursor): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  await writeFileAtomic(path, `${JSON.stringify(cursor, null, 2)}\n`, { mode: 0o600 });
 }

@@ -1,0 +1,197 @@
+import { statSync } from 'node:fs';
+import { homedir as osHomedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import {
+  type EngramEnvironment,
+  engramHome,
+  loadSettings,
+  mergedSettings,
+  projectRoot,
+  sanitizeProjectPath,
+} from '../config/index.js';
+import { createDreamer, type Dreamer, fileScanThrottle } from '../dream/index.js';
+import { resolveModel } from '../llm/resolve-model.js';
+import type { LanguageModel } from '../llm/types.js';
+import { type MemoryDirResolution, resolveMemoryDir } from '../memdir/index.js';
+import {
+  metricsPathFor,
+  type RecallOptions,
+  type RecallResult,
+  readRecallMetrics,
+  recall,
+  summarizeRecallMetrics,
+} from '../recall/index.js';
+import { systemClock } from '../util/clock.js';
+import { EngramError } from '../util/errors.js';
+import { openEngramSession } from './session.js';
+import { projectSessionLister } from './sessions.js';
+import type { Engram, EngramOptions, RecallRequest } from './types.js';
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function memoryDirOf(environment: EngramEnvironment, options: EngramOptions): MemoryDirResolution {
+  if (options.memoryDir !== undefined) {
+    if (options.memoryDir.trim() === '' || options.memoryDir.includes('\0')) {
+      throw new EngramError('invalid_path', 'memoryDir needs a directory path');
+    }
+    return {
+      path: resolve(environment.cwd, options.memoryDir),
+      source: 'flag',
+      origin: '--dir',
+      writeWithoutPrompt: true,
+      projectRoot: projectRoot(environment),
+      warnings: [],
+    };
+  }
+  return resolveMemoryDir(
+    environment,
+    options.memoryDirFlag !== undefined ? { flag: options.memoryDirFlag } : {},
+  );
+}
+
+/**
+ * The composition root. Resolves, once, the configuration and the memory directory with its
+ * trust, the model (or none), the clock, the stores (cursors, notes, running-update records, the
+ * recall log), the consolidation throttle and session lister; every door (the library, the CLI,
+ * the Claude Code hooks, the MCP server, the memory-tool handler) runs on what it returns.
+ *
+ * @example
+ * const engram = createEngram({ cwd: process.cwd(), model });
+ * const session = engram.openSession({ sessionId });
+ * const system = await session.systemPrompt();
+ */
+export function createEngram(options: EngramOptions = {}): Engram {
+  const environment: EngramEnvironment = {
+    cwd: resolve(options.cwd ?? process.cwd()),
+    env: options.env ?? process.env,
+    homedir: options.homedir ?? osHomedir(),
+  };
+  const resolution = memoryDirOf(environment, options);
+  const memoryDir = resolution.path;
+  const clock = options.clock ?? systemClock;
+  let settingsMemo: Record<string, unknown> | undefined;
+  const settings = () => {
+    settingsMemo ??= mergedSettings(loadSettings(environment));
+    return settingsMemo;
+  };
+  let model: LanguageModel | undefined;
+  let modelProblem: string | undefined;
+  if (options.model === 'configured') {
+    const setting = settings().model;
+    const resolved = resolveModel({
+      env: environment.env,
+      ...(typeof setting === 'string' ? { settings: { model: setting } } : {}),
+    });
+    if (resolved.ok) model = resolved.model;
+    else modelProblem = resolved.reason;
+  } else if (options.model) model = options.model;
+  const defaultLog = metricsPathFor(memoryDir);
+  const recallLog = options.recallLog === false ? undefined : (options.recallLog ?? defaultLog);
+  const sessions =
+    options.sessions ??
+    projectSessionLister(environment, resolution.projectRoot, options.transcriptDirs);
+  // One scan throttle per memory directory, on disk: hosts that start a process per turn (hooks)
+  // and long-running ones share it, so no door rescans sessions every turn past the time gate.
+  const throttlePath = join(
+    engramHome(environment),
+    'hooks',
+    'dream-scan',
+    sanitizeProjectPath(memoryDir),
+  );
+
+  /** The log a recall appends to: never creates a memory directory just to log a read. */
+  const logFor = (request: RecallRequest): string | undefined => {
+    if (request.log === false) return undefined;
+    if (typeof request.log === 'string') return request.log;
+    if (recallLog === defaultLog && !isDirectory(memoryDir)) return undefined;
+    return recallLog;
+  };
+
+  const engram: Engram = {
+    environment,
+    memoryDir,
+    memoryDirResolution: resolution,
+    projectRoot: resolution.projectRoot,
+    model,
+    modelProblem,
+    clock,
+    get settings() {
+      return settings();
+    },
+    get memoryEnabled() {
+      return settings().autoMemoryEnabled !== false;
+    },
+    get dreamEnabled() {
+      return settings().autoDreamEnabled !== false;
+    },
+    recallLog,
+    sessions,
+    openSession: (sessionOptions = {}) => openEngramSession(engram, sessionOptions, runtimeHooks),
+    recall: (request) => runRecall(request),
+    async stats(statsOptions = {}) {
+      const log = statsOptions.log ?? recallLog ?? defaultLog;
+      const { shapes, badLines } = await readRecallMetrics(log);
+      return { log, stats: summarizeRecallMetrics(shapes), badLines };
+    },
+    dreamer(dreamerOptions = {}): Dreamer {
+      return createDreamer({
+        memoryDir,
+        ...(model ? { model } : {}),
+        sessions: dreamerOptions.sessions ?? sessions,
+        memoryEnabled: engram.memoryEnabled,
+        dreamEnabled: engram.dreamEnabled,
+        clock,
+        scanThrottle: fileScanThrottle(throttlePath),
+        ...(dreamerOptions.maxTurns === undefined
+          ? {}
+          : { config: { maxTurns: dreamerOptions.maxTurns } }),
+      });
+    },
+  };
+
+  function recallOptions(request: RecallRequest): RecallOptions {
+    const useModel = model !== undefined && request.modelRecall !== false;
+    const signals = [
+      ...(request.signal ? [request.signal] : []),
+      ...(request.budgetMs !== undefined ? [AbortSignal.timeout(request.budgetMs)] : []),
+    ];
+    const log = logFor(request);
+    return {
+      dir: memoryDir,
+      query: request.query,
+      clock: request.clock ?? clock,
+      ...(request.messages ? { messages: request.messages } : {}),
+      ...(request.alreadySurfaced ? { alreadySurfaced: request.alreadySurfaced } : {}),
+      ...(request.recentTools ? { recentTools: request.recentTools } : {}),
+      ...(request.limits ? { limits: request.limits } : {}),
+      ...(request.selectorTimeoutMs !== undefined
+        ? { selectorTimeoutMs: request.selectorTimeoutMs }
+        : {}),
+      ...(request.staleAfterDays !== undefined ? { staleAfterDays: request.staleAfterDays } : {}),
+      ...(signals.length === 1 ? { signal: signals[0]! } : {}),
+      ...(signals.length > 1 ? { signal: AbortSignal.any(signals) } : {}),
+      ...(useModel ? { model } : {}),
+      ...(log ? { metricsLog: log } : {}),
+      ...(request.verifier ? { verifier: request.verifier } : {}),
+    };
+  }
+
+  function runRecall(request: RecallRequest): Promise<RecallResult> {
+    return recall(recallOptions(request));
+  }
+
+  const runtimeHooks = { recallOptions, emit: options.onEvent };
+  return engram;
+}
+
+/** What a session needs from its runtime beyond the public surface. */
+export interface RuntimeInternals {
+  recallOptions(request: RecallRequest): RecallOptions;
+  emit: EngramOptions['onEvent'];
+}

@@ -1,0 +1,22 @@
+/**
+ * The memory part of every host's system prompt, in one place: the library, the Claude Code
+ * SessionStart hook and any other door assemble it here, so they agree byte for byte. Claude Code
+ * wraps hook context in a system reminder and advises factual statements over orders, so these
+ * describe rather than command.
+ */
+export const SYSTEM_PROMPT_HEADINGS = {
+  index: '# Memory index (MEMORY.md)',
+  emptyIndex: 'The memory index is empty: no memories have been saved for this project yet.',
+  notes: '# Session notes kept before compaction',
+} as const;
+
+/** The index as the agent receives it: where it is, what a line means, then the lines. */
+export function indexSection(indexText: string, indexPath: string): string {
+  const body = indexText.trim() === '' ? SYSTEM_PROMPT_HEADINGS.emptyIndex : indexText.trimEnd();
+  return `${SYSTEM_PROMPT_HEADINGS.index}\nPath: ${indexPath}\nOne line per memory; open a memory file when its line looks relevant.\n\n${body}`;
+}
+
+/** A compacted session's notes, shown again when the conversation restarts from them. */
+export function notesSection(notes: string, path: string): string {
+  return `${SYSTEM_PROMPT_HEADINGS.notes}\nThese notes were written during this session before the conversation was compacted (${path}).\n\n${notes.trim()}`;
+}

@@ -1,0 +1,283 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Dreamer } from '../dream/index.js';
+import { createClaimVerifier } from '../drift/index.js';
+import {
+  createExtractor,
+  type ExtractionRun,
+  type Extractor,
+  messagesSinceCursor,
+} from '../extract/index.js';
+import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
+import type { ConversationPrefix, Message } from '../llm/types.js';
+import type { RecallHandle } from '../recall/index.js';
+import { startRecall } from '../recall/index.js';
+import { createSessionNotes, type SessionNotes } from '../session/session-notes.js';
+import {
+  extractionCursorPath,
+  readExtractionCursor,
+  writeExtractionCursor,
+} from '../session/session-store.js';
+import { withFileLock } from '../util/file-lock.js';
+import type { RuntimeInternals } from './create-engram.js';
+import { buildSystemPrompt } from './system-prompt.js';
+import type {
+  Engram,
+  EngramEvent,
+  EngramSession,
+  OpenSessionOptions,
+  TurnOutcome,
+} from './types.js';
+
+/** How long `close()` waits for background work by default. */
+export const DEFAULT_CLOSE_TIMEOUT_MS = 30_000;
+
+type EventBody = EngramEvent extends infer E
+  ? E extends EngramEvent
+    ? Omit<E, 'sessionId'>
+    : never
+  : never;
+
+export function openEngramSession(
+  engram: Engram,
+  options: OpenSessionOptions,
+  internals: RuntimeInternals,
+): EngramSession {
+  const sessionId = options.sessionId ?? randomUUID();
+  const { environment, memoryDir, model, clock } = engram;
+  const emit = (body: EventBody) => {
+    const event = { ...body, sessionId } as EngramEvent;
+    for (const listener of [internals.emit, options.onEvent]) {
+      try {
+        listener?.(event);
+      } catch {
+        // A host callback must not break memory upkeep.
+      }
+    }
+  };
+  const enabled = (flag: boolean | undefined) =>
+    model !== undefined && flag !== false && engram.memoryEnabled;
+  const cursorPath = extractionCursorPath(environment, sessionId);
+
+  // Without a model (or with notes off) it writes no notes, and compaction falls back to truncation.
+  const notes: SessionNotes = createSessionNotes({
+    environment,
+    sessionId,
+    ...(enabled(options.sessionNotes) ? { model: model! } : {}),
+    clock,
+    onUpdate: (outcome) => emit({ kind: 'notes', outcome }),
+  });
+  let dreamer: Dreamer | undefined;
+  const dreamerOf = () => {
+    dreamer ??= engram.dreamer();
+    return dreamer;
+  };
+
+  const prompts = new Map<boolean, Promise<string>>();
+  let recall: RecallHandle | undefined;
+  let extractor: Promise<Extractor> | undefined;
+  const background = new Set<Promise<unknown>>();
+  let closed = false;
+  // The latest turn's hand-off to the notes updater: compact() waits for it, so a compaction right
+  // after a turn sees the update that turn queued.
+  let handOff: Promise<unknown> = Promise.resolve();
+
+  const track = (where: string, work: Promise<unknown>) => {
+    const p = work.catch((error: unknown) => emit({ kind: 'error', where, error }));
+    background.add(p);
+    void p.finally(() => background.delete(p));
+  };
+
+  const saveCursor = async (run: ExtractionRun, transcriptPath?: string) => {
+    if (run.outcome === 'failed' || run.cursorAfter === undefined) return;
+    await writeExtractionCursor(cursorPath, {
+      cursor: run.cursorAfter,
+      updatedAt: new Date(clock.now()).toISOString(),
+      ...(transcriptPath ? { transcriptPath } : {}),
+    });
+  };
+
+  /** The background extractor of a long-running host, resumed from the stored cursor. */
+  const backgroundExtractor = () => {
+    extractor ??= readExtractionCursor(cursorPath).then((stored) =>
+      createExtractor({
+        memoryDir,
+        model: model!,
+        clock,
+        ...(stored.cursor ? { cursor: stored.cursor } : {}),
+        onRun: (run) => {
+          emit({ kind: 'extraction', run });
+          track('extraction cursor', saveCursor(run));
+        },
+        onSaved: (notice) => emit({ kind: 'saved', notice }),
+      }),
+    );
+    return extractor;
+  };
+
+  const prefixOf = (conversation: readonly Message[] | ConversationPrefix, system: string) =>
+    Array.isArray(conversation)
+      ? { system, tools: FILE_TOOL_DEFINITIONS, messages: [...conversation] }
+      : (conversation as ConversationPrefix);
+
+  const session: EngramSession = {
+    sessionId,
+    memoryDir,
+    systemPrompt(promptOptions = {}) {
+      const after = promptOptions.afterCompaction === true;
+      let prompt = prompts.get(after);
+      if (!prompt) {
+        prompt = buildSystemPrompt({
+          environment,
+          memoryDir,
+          sessionId,
+          instructions: options.instructions !== false,
+          afterCompaction: after,
+        });
+        prompts.set(after, prompt);
+        prompt.catch(() => prompts.delete(after));
+      }
+      return prompt;
+    },
+    beforeTurn(userText, history) {
+      recall?.dispose();
+      const handle = startRecall(
+        internals.recallOptions({
+          query: userText,
+          messages: history,
+          ...(options.recallLimits ? { limits: options.recallLimits } : {}),
+          ...(options.modelRecall === false ? { modelRecall: false } : {}),
+          // Recall is prefetched off the turn's path, so it may wait for the claim checks.
+          verifier: createClaimVerifier({ projectDir: environment.cwd, memoryDir }),
+        }),
+      );
+      recall = handle;
+      return handle.done.then(() => {
+        if (handle.error !== undefined) emit({ kind: 'recall_error', error: handle.error });
+      });
+    },
+    attachments() {
+      const result = recall?.poll();
+      if (result === undefined) return [];
+      emit({ kind: 'recall', result });
+      return result.text === '' ? [] : [result.text];
+    },
+    afterTurn(conversation) {
+      if (closed) return;
+      const run = async () => {
+        const system = await session.systemPrompt();
+        const prefix = prefixOf(conversation, system);
+        if (enabled(options.extraction)) (await backgroundExtractor()).onTurnEnd(prefix);
+        notes.onTurnEnd(prefix);
+        if (enabled(options.consolidation)) {
+          track(
+            'consolidation',
+            dreamerOf()
+              .maybeDream({ currentSessionId: sessionId, prefix })
+              .then((outcome) => emit({ kind: 'dream', outcome })),
+          );
+        }
+      };
+      handOff = run();
+      track('after turn', handOff);
+    },
+    async compact(history) {
+      const system = await session.systemPrompt();
+      await handOff.catch(() => {});
+      // The summary fallback needs a model even when background notes are off.
+      if (model !== undefined && !enabled(options.sessionNotes)) {
+        return createSessionNotes({ environment, sessionId, model }).compact(history, { system });
+      }
+      return notes.compact(history, { system });
+    },
+    async close(closeOptions = {}) {
+      closed = true;
+      recall?.dispose();
+      const timeoutMs = closeOptions.timeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
+      const deadline = Date.now() + timeoutMs;
+      const left = () => Math.max(0, deadline - Date.now());
+      // Work started by work (after turn → extraction) lands in the set later: loop until quiet.
+      while (background.size > 0 && left() > 0) {
+        await Promise.race([
+          Promise.all([...background]),
+          new Promise((r) => setTimeout(r, left()).unref()),
+        ]);
+      }
+      if (extractor) {
+        const ex = await extractor;
+        if (!(await ex.drain(left()))) ex.abort();
+      }
+      await notes.drain(left());
+    },
+    async recall(request) {
+      const result = await engram.recall({
+        ...(options.recallLimits ? { limits: options.recallLimits } : {}),
+        ...(options.modelRecall === false ? { modelRecall: false } : {}),
+        ...request,
+      });
+      emit({ kind: 'recall', result });
+      return result;
+    },
+    async completeTurn(conversation, turnOptions = {}) {
+      const outcome: TurnOutcome = {};
+      if (model === undefined || !engram.memoryEnabled) {
+        outcome.extraction = { outcome: 'skipped', reason: 'no model configured' };
+        return outcome;
+      }
+      if (enabled(options.extraction)) {
+        outcome.extraction = await extractSinceCursor(conversation, turnOptions.transcriptPath);
+      }
+      if (enabled(options.sessionNotes)) {
+        outcome.notes = await notes.updateNow(conversation);
+        emit({ kind: 'notes', outcome: outcome.notes });
+      }
+      if (enabled(options.consolidation)) {
+        outcome.dream = await dreamerOf().maybeDream({ currentSessionId: sessionId });
+        emit({ kind: 'dream', outcome: outcome.dream });
+      }
+      return outcome;
+    },
+    async updateNotes(conversation, notesOptions = {}) {
+      const outcome = await notes.updateNow(conversation, {
+        ...(notesOptions.force ? { force: true } : {}),
+        ...(notesOptions.signal ? { signal: notesOptions.signal } : {}),
+      });
+      emit({ kind: 'notes', outcome });
+      return outcome;
+    },
+    readNotes: () => notes.read(),
+  };
+
+  /**
+   * One extraction over what the conversation said since the stored cursor, awaited. Two turns
+   * ending close together (two hook processes) run one after the other, the second from the new
+   * cursor.
+   */
+  async function extractSinceCursor(
+    conversation: ConversationPrefix,
+    transcriptPath: string | undefined,
+  ): Promise<TurnOutcome['extraction']> {
+    await mkdir(dirname(cursorPath), { recursive: true, mode: 0o700 });
+    return withFileLock(
+      `${cursorPath}.lock`,
+      async () => {
+        const stored = await readExtractionCursor(cursorPath);
+        const messages = messagesSinceCursor(conversation.messages, stored.cursor);
+        if (messages.length === 0)
+          return { outcome: 'skipped' as const, reason: 'no new messages' };
+        const run = await createExtractor({ memoryDir, model: model!, clock }).extractNow({
+          ...conversation,
+          tools: conversation.tools.length > 0 ? conversation.tools : FILE_TOOL_DEFINITIONS,
+          messages,
+        });
+        emit({ kind: 'extraction', run });
+        await saveCursor(run, transcriptPath);
+        return run;
+      },
+      { timeoutMs: 120_000, staleMs: 600_000 },
+    );
+  }
+
+  return session;
+}
