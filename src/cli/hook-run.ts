@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { engramHome, loadSettings, mergedSettings } from '../config/index.js';
+import { engramHome } from '../config/index.js';
 import {
   DEFAULT_RECALL_BUDGET_MS,
   type HookContext,
@@ -19,8 +19,10 @@ import {
 } from '../hooks/events.js';
 import { type HookCommandName, type HookInput, parseHookInput } from '../hooks/input.js';
 import type { HookOutput } from '../hooks/output.js';
+import { createEngram } from '../runtime/create-engram.js';
+import type { Engram } from '../runtime/types.js';
 import { EngramError } from '../util/errors.js';
-import { type CommonOptions, configuredModel, memoryDirFor } from './common.js';
+import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
 
 export interface HookOptions extends CommonOptions {
@@ -45,26 +47,32 @@ async function readInput(io: CliIo, opts: HookOptions): Promise<HookInput> {
   return parseHookInput(text);
 }
 
-function contextFor(io: CliIo, opts: HookOptions, input: HookInput): HookContext {
-  // Claude Code runs hooks from the project, and says which in `cwd`; --cwd still wins.
-  const base = input.cwd && !opts.cwd ? { ...io, cwd: resolve(io.cwd, input.cwd) } : io;
-  const { path } = memoryDirFor(base, opts);
-  const environment = {
-    cwd: opts.cwd ? resolve(io.cwd, opts.cwd) : base.cwd,
+/** The runtime for this hook run: the session's project is the hook input's cwd (`--cwd` wins). */
+function contextFor(
+  io: CliIo,
+  opts: HookOptions,
+  input: HookInput,
+): HookContext & { engram: Engram } {
+  const cwd = opts.cwd
+    ? resolve(io.cwd, opts.cwd)
+    : input.cwd
+      ? resolve(io.cwd, input.cwd)
+      : io.cwd;
+  const engram = createEngram({
+    cwd,
     env: io.env,
     homedir: io.homedir,
-  };
-  const ctx: HookContext = {
-    environment,
-    memoryDir: path,
+    ...(opts.dir !== undefined ? { memoryDir: opts.dir } : {}),
+    ...(opts.memoryDir !== undefined ? { memoryDirFlag: opts.memoryDir } : {}),
+    model: opts.model === false ? null : 'configured',
+    transcriptDirs: input.transcriptPath ? [dirname(input.transcriptPath)] : [],
+  });
+  for (const w of engram.memoryDirResolution.warnings) io.stderr(`engram: warning: ${w}\n`);
+  return {
+    engram,
     log: (line) => io.stderr(`engram: ${line}\n`),
-    refreshClaims: (files) => refreshClaimsDetached(io, environment.cwd, path, files),
+    refreshClaims: (files) => refreshClaimsDetached(io, cwd, engram.memoryDir, files),
   };
-  if (opts.model !== false) {
-    const resolved = configuredModel(io, opts);
-    if (resolved.ok) ctx.model = resolved.model;
-  }
-  return ctx;
 }
 
 /**
@@ -95,20 +103,21 @@ async function detachStop(
   io: CliIo,
   opts: HookOptions,
   input: HookInput,
-  ctx: HookContext,
+  ctx: HookContext & { engram: Engram },
 ): Promise<boolean> {
   const main = cliMainPath(io);
   if (main === undefined) return false;
-  const dir = join(engramHome(ctx.environment), 'hooks');
+  const { environment, memoryDir } = ctx.engram;
+  const dir = join(engramHome(environment), 'hooks');
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const inputFile = join(dir, `stop-input-${randomBytes(6).toString('hex')}.json`);
   await writeFile(inputFile, JSON.stringify(input.raw), { mode: 0o600 });
   const log = openSync(join(dir, 'stop.log'), 'a', 0o600);
-  const args = [main, 'hook', 'stop', '--wait', '--input', inputFile, '--dir', ctx.memoryDir];
+  const args = [main, 'hook', 'stop', '--wait', '--input', inputFile, '--dir', memoryDir];
   if (opts.model === false) args.push('--no-model');
   // The session's folder may be gone (a removed worktree); spawning there would fail. The child
   // still reads the session's cwd from the input, and the memory directory is passed explicitly.
-  const cwd = existsSync(ctx.environment.cwd) ? ctx.environment.cwd : dir;
+  const cwd = existsSync(environment.cwd) ? environment.cwd : dir;
   const started = await new Promise<boolean>((done) => {
     const child = spawn(process.execPath, args, {
       cwd,
@@ -130,31 +139,16 @@ async function detachStop(
   return started;
 }
 
-async function stopHook(
+async function stop(
   io: CliIo,
   opts: HookOptions,
   input: HookInput,
-  ctx: HookContext,
+  ctx: HookContext & { engram: Engram },
 ): Promise<HookOutput> {
-  if (ctx.model === undefined) return {};
+  if (ctx.engram.model === undefined) return {};
   if (!opts.wait && (await detachStop(io, opts, input, ctx))) return {};
-  const { runStopConsolidation, runStopExtraction } = await import('../hooks/stop.js');
-  const outcome = await runStopExtraction(input, ctx);
-  if (outcome.status === 'skipped') ctx.log?.(`extraction skipped: ${outcome.reason}`);
-  else
-    ctx.log?.(
-      `extraction ${outcome.run.outcome}${outcome.run.reason ? ` (${outcome.run.reason})` : ''}`,
-    );
-  const settings = mergedSettings(loadSettings(ctx.environment));
-  const dream = await runStopConsolidation(input, ctx, {
-    dreamEnabled: settings.autoDreamEnabled !== false,
-  });
-  if (dream?.kind === 'stopped') ctx.log?.(`consolidation not due: ${dream.reason}`);
-  else if (dream?.kind === 'ran') ctx.log?.(`consolidation ${dream.run.status}`);
-  else if (dream?.kind === 'error') ctx.log?.(`consolidation failed: ${dream.error.message}`);
-  return outcome.status === 'ran' && outcome.run.notice
-    ? { systemMessage: outcome.run.notice }
-    : {};
+  const { stopHook } = await import('../hooks/stop.js');
+  return stopHook(input, ctx);
 }
 
 export async function runHook(
@@ -165,7 +159,7 @@ export async function runHook(
   const input = await readInput(io, opts);
   const ctx = contextFor(io, opts, input);
   // Memory switched off in engram settings: the hooks stay installed but add and save nothing.
-  if (mergedSettings(loadSettings(ctx.environment)).autoMemoryEnabled === false) return {};
+  if (!ctx.engram.memoryEnabled) return {};
   switch (name) {
     case 'session-start':
       return sessionStartHook(input, ctx);
@@ -182,7 +176,7 @@ export async function runHook(
     case 'pre-compact':
       return preCompactHook(input, ctx);
     case 'stop':
-      return stopHook(io, opts, input, ctx);
+      return stop(io, opts, input, ctx);
   }
 }
 

@@ -3,9 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../llm/types.js';
 import { parseHookInput } from './input.js';
 import { capHookContext, contextOutput, HOOK_CONTEXT_MAX_CHARS } from './output.js';
-import { HOOK_HEADINGS, indexSection, notesSection } from './prompts.js';
 import { isEngramHook, withEngramHooks, withoutEngramHooks } from './settings.js';
-import { messagesSinceCursor } from './stop.js';
 import { historyForRecall, hookContextsIn } from './transcript.js';
 
 const text = (id: string, role: 'user' | 'assistant', t: string): Message => ({
@@ -65,56 +63,6 @@ describe('capHookContext', () => {
     expect(out.hookSpecificOutput?.additionalContext.length).toBeLessThanOrEqual(
       HOOK_CONTEXT_MAX_CHARS,
     );
-  });
-});
-
-describe('hook prompts', () => {
-  it('state facts with their headings first', () => {
-    expect(indexSection('', '/m/MEMORY.md')).toBe(
-      `${HOOK_HEADINGS.index}\nPath: /m/MEMORY.md\n${HOOK_HEADINGS.emptyIndex}`,
-    );
-    expect(indexSection('- [a](a.md)\n', '/m/MEMORY.md').split('\n')).toEqual([
-      HOOK_HEADINGS.index,
-      'Path: /m/MEMORY.md',
-      '- [a](a.md)',
-    ]);
-    expect(notesSection(' notes ', '/n.md').startsWith(`${HOOK_HEADINGS.notes}\n`)).toBe(true);
-  });
-});
-
-describe('messagesSinceCursor', () => {
-  const history: Message[] = [
-    text('u1', 'user', 'one'),
-    text('a1', 'assistant', 'one done'),
-    text('u2', 'user', 'two'),
-    {
-      id: 'a2',
-      role: 'assistant',
-      content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: {} }],
-    },
-    {
-      id: 'r2',
-      role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: 't1', content: 'ok' }],
-    },
-    text('a3', 'assistant', 'two done'),
-  ];
-
-  it('starts after the cursor, at a user turn', () => {
-    expect(messagesSinceCursor(history, 'a1').map((m) => m.id)).toEqual(['u2', 'a2', 'r2', 'a3']);
-    expect(messagesSinceCursor(history, 'a3')).toEqual([]);
-    // Never starts on a tool result cut from its call.
-    expect(messagesSinceCursor(history, 'a2').map((m) => m.id)).toEqual([]);
-  });
-
-  it('treats an unknown cursor as nothing seen, and trims old turns to the token cap', () => {
-    expect(messagesSinceCursor(history, 'gone')).toHaveLength(6);
-    expect(messagesSinceCursor(history, undefined, 3).map((m) => m.id)).toEqual([
-      'u2',
-      'a2',
-      'r2',
-      'a3',
-    ]);
   });
 });
 

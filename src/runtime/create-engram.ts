@@ -9,7 +9,7 @@ import {
   projectRoot,
   sanitizeProjectPath,
 } from '../config/index.js';
-import { createDreamer, type Dreamer, fileScanThrottle } from '../dream/index.js';
+import type { Dreamer } from '../dream/dreamer.js';
 import { resolveModel } from '../llm/resolve-model.js';
 import type { LanguageModel } from '../llm/types.js';
 import { type MemoryDirResolution, resolveMemoryDir } from '../memdir/index.js';
@@ -26,6 +26,9 @@ import { EngramError } from '../util/errors.js';
 import { openEngramSession } from './session.js';
 import { projectSessionLister } from './sessions.js';
 import type { Engram, EngramOptions, RecallRequest } from './types.js';
+
+/** Of a recall's time budget, what is kept for reading and rendering the chosen memories. */
+const RENDER_RESERVE_MS = 250;
 
 function isDirectory(path: string): boolean {
   try {
@@ -139,7 +142,12 @@ export function createEngram(options: EngramOptions = {}): Engram {
       const { shapes, badLines } = await readRecallMetrics(log);
       return { log, stats: summarizeRecallMetrics(shapes), badLines };
     },
-    dreamer(dreamerOptions = {}): Dreamer {
+    async dreamer(dreamerOptions = {}): Promise<Dreamer> {
+      // Loaded on first use: a hook process that only recalls never pays for consolidation.
+      const [{ createDreamer }, { fileScanThrottle }] = await Promise.all([
+        import('../dream/dreamer.js'),
+        import('../dream/file-scan-throttle.js'),
+      ]);
       return createDreamer({
         memoryDir,
         ...(model ? { model } : {}),
@@ -157,9 +165,10 @@ export function createEngram(options: EngramOptions = {}): Engram {
 
   function recallOptions(request: RecallRequest): RecallOptions {
     const useModel = model !== undefined && request.modelRecall !== false;
+    const budgetMs = request.budgetMs;
     const signals = [
       ...(request.signal ? [request.signal] : []),
-      ...(request.budgetMs !== undefined ? [AbortSignal.timeout(request.budgetMs)] : []),
+      ...(budgetMs !== undefined ? [AbortSignal.timeout(budgetMs)] : []),
     ];
     const log = logFor(request);
     return {
@@ -174,6 +183,12 @@ export function createEngram(options: EngramOptions = {}): Engram {
         ? { selectorTimeoutMs: request.selectorTimeoutMs }
         : {}),
       ...(request.staleAfterDays !== undefined ? { staleAfterDays: request.staleAfterDays } : {}),
+      // Scanning and ranking stop in time to read and render what they found within the budget.
+      ...(budgetMs !== undefined
+        ? {
+            budgetMs: Math.max(1, budgetMs - Math.min(RENDER_RESERVE_MS, Math.floor(budgetMs / 4))),
+          }
+        : {}),
       ...(signals.length === 1 ? { signal: signals[0]! } : {}),
       ...(signals.length > 1 ? { signal: AbortSignal.any(signals) } : {}),
       ...(useModel ? { model } : {}),

@@ -3,17 +3,13 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Dreamer } from '../dream/index.js';
 import { createClaimVerifier } from '../drift/index.js';
-import {
-  createExtractor,
-  type ExtractionRun,
-  type Extractor,
-  messagesSinceCursor,
-} from '../extract/index.js';
+import type { ExtractionRun, Extractor } from '../extract/types.js';
 import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import type { ConversationPrefix, Message } from '../llm/types.js';
 import type { RecallHandle } from '../recall/index.js';
 import { startRecall } from '../recall/index.js';
-import { createSessionNotes, type SessionNotes } from '../session/session-notes.js';
+import { readSessionNotes } from '../session/read-notes.js';
+import type { SessionNotes } from '../session/session-notes.js';
 import {
   extractionCursorPath,
   readExtractionCursor,
@@ -58,17 +54,26 @@ export function openEngramSession(
   };
   const enabled = (flag: boolean | undefined) =>
     model !== undefined && flag !== false && engram.memoryEnabled;
-  const cursorPath = extractionCursorPath(environment, sessionId);
+  // Computed when first needed: the id is checked then, not when a door merely opens the session.
+  const cursorPath = () => extractionCursorPath(environment, sessionId);
 
-  // Without a model (or with notes off) it writes no notes, and compaction falls back to truncation.
-  const notes: SessionNotes = createSessionNotes({
-    environment,
-    sessionId,
-    ...(enabled(options.sessionNotes) ? { model: model! } : {}),
-    clock,
-    onUpdate: (outcome) => emit({ kind: 'notes', outcome }),
-  });
-  let dreamer: Dreamer | undefined;
+  // Loaded on first use, like the dreamer and the extractor: a hook process that only recalls
+  // never loads the notes agent. Without a model (or with notes off) it writes no notes, and
+  // compaction falls back to truncation.
+  let notesMemo: Promise<SessionNotes> | undefined;
+  const notesOf = () => {
+    notesMemo ??= import('../session/session-notes.js').then(({ createSessionNotes }) =>
+      createSessionNotes({
+        environment,
+        sessionId,
+        ...(enabled(options.sessionNotes) ? { model: model! } : {}),
+        clock,
+        onUpdate: (outcome) => emit({ kind: 'notes', outcome }),
+      }),
+    );
+    return notesMemo;
+  };
+  let dreamer: Promise<Dreamer> | undefined;
   const dreamerOf = () => {
     dreamer ??= engram.dreamer();
     return dreamer;
@@ -91,7 +96,7 @@ export function openEngramSession(
 
   const saveCursor = async (run: ExtractionRun, transcriptPath?: string) => {
     if (run.outcome === 'failed' || run.cursorAfter === undefined) return;
-    await writeExtractionCursor(cursorPath, {
+    await writeExtractionCursor(cursorPath(), {
       cursor: run.cursorAfter,
       updatedAt: new Date(clock.now()).toISOString(),
       ...(transcriptPath ? { transcriptPath } : {}),
@@ -100,7 +105,10 @@ export function openEngramSession(
 
   /** The background extractor of a long-running host, resumed from the stored cursor. */
   const backgroundExtractor = () => {
-    extractor ??= readExtractionCursor(cursorPath).then((stored) =>
+    extractor ??= Promise.all([
+      readExtractionCursor(cursorPath()),
+      import('../extract/extractor.js'),
+    ]).then(([stored, { createExtractor }]) =>
       createExtractor({
         memoryDir,
         model: model!,
@@ -169,12 +177,12 @@ export function openEngramSession(
         const system = await session.systemPrompt();
         const prefix = prefixOf(conversation, system);
         if (enabled(options.extraction)) (await backgroundExtractor()).onTurnEnd(prefix);
-        notes.onTurnEnd(prefix);
+        (await notesOf()).onTurnEnd(prefix);
         if (enabled(options.consolidation)) {
           track(
             'consolidation',
             dreamerOf()
-              .maybeDream({ currentSessionId: sessionId, prefix })
+              .then((d) => d.maybeDream({ currentSessionId: sessionId, prefix }))
               .then((outcome) => emit({ kind: 'dream', outcome })),
           );
         }
@@ -187,9 +195,10 @@ export function openEngramSession(
       await handOff.catch(() => {});
       // The summary fallback needs a model even when background notes are off.
       if (model !== undefined && !enabled(options.sessionNotes)) {
+        const { createSessionNotes } = await import('../session/session-notes.js');
         return createSessionNotes({ environment, sessionId, model }).compact(history, { system });
       }
-      return notes.compact(history, { system });
+      return (await notesOf()).compact(history, { system });
     },
     async close(closeOptions = {}) {
       closed = true;
@@ -208,7 +217,7 @@ export function openEngramSession(
         const ex = await extractor;
         if (!(await ex.drain(left()))) ex.abort();
       }
-      await notes.drain(left());
+      if (notesMemo) await (await notesMemo).drain(left());
     },
     async recall(request) {
       const result = await engram.recall({
@@ -229,24 +238,24 @@ export function openEngramSession(
         outcome.extraction = await extractSinceCursor(conversation, turnOptions.transcriptPath);
       }
       if (enabled(options.sessionNotes)) {
-        outcome.notes = await notes.updateNow(conversation);
+        outcome.notes = await (await notesOf()).updateNow(conversation);
         emit({ kind: 'notes', outcome: outcome.notes });
       }
       if (enabled(options.consolidation)) {
-        outcome.dream = await dreamerOf().maybeDream({ currentSessionId: sessionId });
+        outcome.dream = await (await dreamerOf()).maybeDream({ currentSessionId: sessionId });
         emit({ kind: 'dream', outcome: outcome.dream });
       }
       return outcome;
     },
     async updateNotes(conversation, notesOptions = {}) {
-      const outcome = await notes.updateNow(conversation, {
+      const outcome = await (await notesOf()).updateNow(conversation, {
         ...(notesOptions.force ? { force: true } : {}),
         ...(notesOptions.signal ? { signal: notesOptions.signal } : {}),
       });
       emit({ kind: 'notes', outcome });
       return outcome;
     },
-    readNotes: () => notes.read(),
+    readNotes: () => readSessionNotes(environment, sessionId),
   };
 
   /**
@@ -258,11 +267,16 @@ export function openEngramSession(
     conversation: ConversationPrefix,
     transcriptPath: string | undefined,
   ): Promise<TurnOutcome['extraction']> {
-    await mkdir(dirname(cursorPath), { recursive: true, mode: 0o700 });
+    const path = cursorPath();
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    const [{ createExtractor }, { messagesSinceCursor }] = await Promise.all([
+      import('../extract/extractor.js'),
+      import('../extract/since-cursor.js'),
+    ]);
     return withFileLock(
-      `${cursorPath}.lock`,
+      `${path}.lock`,
       async () => {
-        const stored = await readExtractionCursor(cursorPath);
+        const stored = await readExtractionCursor(path);
         const messages = messagesSinceCursor(conversation.messages, stored.cursor);
         if (messages.length === 0)
           return { outcome: 'skipped' as const, reason: 'no new messages' };

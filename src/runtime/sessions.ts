@@ -5,7 +5,7 @@ import {
   type SessionLister,
   sessionFolderLister,
   transcriptDirectoryLister,
-} from '../dream/index.js';
+} from '../dream/sessions.js';
 import { sessionMemoryRoot } from '../session/session-store.js';
 
 /**

@@ -1,5 +1,4 @@
 import type { EngramEnvironment } from '../config/index.js';
-import { loadInstructions } from '../instructions/index.js';
 import { loadIndex, memoryGuidance } from '../memdir/index.js';
 import { readSessionNotes } from '../session/read-notes.js';
 import { indexSection, notesSection } from './prompts.js';
@@ -46,7 +45,9 @@ export async function buildSystemPrompt(options: BuildSystemPromptOptions): Prom
   const [instructions, index, notes] = await Promise.all([
     options.instructions === false
       ? undefined
-      : loadInstructions({ environment: options.environment, cache: false }),
+      : import('../instructions/index.js').then(({ loadInstructions }) =>
+          loadInstructions({ environment: options.environment, cache: false }),
+        ),
     loadIndex(options.memoryDir),
     options.afterCompaction
       ? readSessionNotes(options.environment, options.sessionId).catch(() => undefined)

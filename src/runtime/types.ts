@@ -1,7 +1,8 @@
 import type { EngramEnvironment } from '../config/index.js';
-import type { Dreamer, DreamOutcome, SessionLister } from '../dream/index.js';
-import type { ExtractionRun, SavedNotice } from '../extract/index.js';
-import type { InjectionLimits } from '../inject/index.js';
+import type { Dreamer, DreamOutcome } from '../dream/dreamer.js';
+import type { SessionLister } from '../dream/sessions.js';
+import type { ExtractionRun, SavedNotice } from '../extract/types.js';
+import type { InjectionLimits } from '../inject/constants.js';
 import type { ConversationPrefix, LanguageModel, Message } from '../llm/types.js';
 import type { MemoryDirResolution } from '../memdir/index.js';
 import type { MemoryVerifier, RecallResult, RecallStats } from '../recall/index.js';
@@ -97,7 +98,7 @@ export interface Engram {
   /** The recall log summarised (what `engram stats` prints). */
   stats(options?: { log?: string }): Promise<{ log: string; stats: RecallStats; badLines: number }>;
   /** The consolidation scheduler, with the engram's session lister and shared scan throttle. */
-  dreamer(options?: { maxTurns?: number; sessions?: SessionLister }): Dreamer;
+  dreamer(options?: { maxTurns?: number; sessions?: SessionLister }): Promise<Dreamer>;
 }
 
 export interface OpenSessionOptions {
