@@ -22,20 +22,29 @@ export async function stopHook(input: HookInput, ctx: HookContext): Promise<Hook
     return {};
   }
   const transcript = await readHookTranscript(input.transcriptPath);
-  const session = engram.openSession({ sessionId: input.sessionId });
+  // Each outcome is logged as it happens: extraction's before the notes and consolidation run.
+  const session = engram.openSession({
+    sessionId: input.sessionId,
+    onEvent: (event) => {
+      if (event.kind === 'extraction') {
+        const run = event.run;
+        ctx.log?.(`extraction ${run.outcome}${run.reason ? ` (${run.reason})` : ''}`);
+      } else if (event.kind === 'notes') {
+        ctx.log?.(`session notes ${event.outcome.status}: ${event.outcome.reason}`);
+      } else if (event.kind === 'dream') {
+        const dream = event.outcome;
+        if (dream.kind === 'stopped') ctx.log?.(`consolidation not due: ${dream.reason}`);
+        else if (dream.kind === 'ran') ctx.log?.(`consolidation ${dream.run.status}`);
+        else ctx.log?.(`consolidation failed: ${dream.error.message}`);
+      }
+    },
+  });
   const outcome = await session.completeTurn(
     { tools: [], messages: transcript.messages },
     input.transcriptPath ? { transcriptPath: input.transcriptPath } : {},
   );
   const run = outcome.extraction;
-  if (run && 'trailing' in run)
-    ctx.log?.(`extraction ${run.outcome}${run.reason ? ` (${run.reason})` : ''}`);
-  else if (run) ctx.log?.(`extraction skipped: ${run.reason}`);
-  if (outcome.notes) ctx.log?.(`session notes ${outcome.notes.status}: ${outcome.notes.reason}`);
-  const dream = outcome.dream;
-  if (dream?.kind === 'stopped') ctx.log?.(`consolidation not due: ${dream.reason}`);
-  else if (dream?.kind === 'ran') ctx.log?.(`consolidation ${dream.run.status}`);
-  else if (dream?.kind === 'error') ctx.log?.(`consolidation failed: ${dream.error.message}`);
+  if (run && !('trailing' in run)) ctx.log?.(`extraction skipped: ${run.reason}`);
   return run && 'trailing' in run && run.notice ? { systemMessage: run.notice } : {};
 }
 
