@@ -185,9 +185,13 @@ export async function retryScenario(api: 'anthropic' | 'openai') {
 export async function abortScenario(api: 'anthropic' | 'openai') {
   server = await startScriptedModelServer();
   const model = scriptedModel(server, api);
-  server.push({ text: 'tarde demais', delayMs: 20_000 });
   const controller = new AbortController();
-  setTimeout(() => controller.abort(), 100);
+  // Abort once the request has reached the server, whatever the machine's load: a timer could
+  // fire before the request leaves.
+  server.push(() => {
+    controller.abort();
+    return { text: 'tarde demais', delayMs: 20_000 };
+  });
   const result = await runForkedAgent({
     model,
     prefix: { system: SYSTEM, tools: FILE_TOOL_DEFINITIONS, messages: mainConversation() },
