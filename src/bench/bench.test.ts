@@ -70,11 +70,16 @@ describe('bench harness', () => {
       peerRssMiB: 60,
       loopDelayFirstTurnMs: 12,
       loopDelayLaterTurnsMs: 3,
+      loopDelayIdleMs: 2,
+      cpuStallFirstTurnMs: 6,
+      cpuStallLaterTurnsMs: 1,
+      warmScanRankMs: 3,
       selected: 5,
       peerEntities: 21,
       ratios: {
         statFloor: 0.4,
         warmRecall: 0.5,
+        warmScanRank: 0.3,
         coldRecall: 1.5,
         hook: 1.5,
         hookNoCache: 2,
@@ -83,7 +88,10 @@ describe('bench harness', () => {
       },
     };
     const text = formatTables([row], { node: 'v20', query: 'q', peerQuery: 'p', seconds: 9 });
-    expect(text).toContain('| 2,000 | 10.0 ms | 4.0 ms (0.40×) | 5.0 ms (0.50×) | 15.0 ms (1.50×)');
+    expect(text).toContain(
+      '| 2,000 | 10.0 ms | 4.0 ms (0.40×) | 3.0 ms (0.30×) | 5.0 ms (0.50×) | 15.0 ms (1.50×) |',
+    );
+    expect(text).toContain('| 2,000 | 12.0 ms | 3.0 ms | 2.0 ms | 6.0 ms / 1.0 ms |');
     expect(text).toContain('60.0 ms (1.50×)');
     expect(text).toContain('90 MiB (100) (1.50×)');
   });

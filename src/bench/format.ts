@@ -10,11 +10,19 @@ export function formatTables(
   meta: { node: string; query: string; peerQuery: string; seconds: number },
 ): string {
   const inProcess = [
-    '| memories | floor | stat-only floor | warm recall (host) | cold recall (fresh process, no cache) | worst event-loop delay: first turn / later turns |',
+    '| memories | floor | stat-only floor | warm scan + rank (host) | warm recall (host) | cold recall (fresh process, no cache) |',
     '| ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (r) =>
-        `| ${n(r.memories)} | ${ms(r.floorMs)} | ${ms(r.statFloorMs)} (${x(r.ratios.statFloor)}) | ${ms(r.warmRecallMs)} (${x(r.ratios.warmRecall)}) | ${ms(r.coldRecallMs)} (${x(r.ratios.coldRecall)}) | ${ms(r.loopDelayFirstTurnMs)} / ${ms(r.loopDelayLaterTurnsMs)} |`,
+        `| ${n(r.memories)} | ${ms(r.floorMs)} | ${ms(r.statFloorMs)} (${x(r.ratios.statFloor)}) | ${ms(r.warmScanRankMs)} (${x(r.ratios.warmScanRank)}) | ${ms(r.warmRecallMs)} (${x(r.ratios.warmRecall)}) | ${ms(r.coldRecallMs)} (${x(r.ratios.coldRecall)}) |`,
+    ),
+  ];
+  const loop = [
+    '| memories | worst loop delay, first turn (no cache) | later turns | same host idle (machine load) | most CPU between loop turns: first / later |',
+    '| ---: | ---: | ---: | ---: | ---: |',
+    ...rows.map(
+      (r) =>
+        `| ${n(r.memories)} | ${ms(r.loopDelayFirstTurnMs)} | ${ms(r.loopDelayLaterTurnsMs)} | ${ms(r.loopDelayIdleMs)} | ${ms(r.cpuStallFirstTurnMs)} / ${ms(r.cpuStallLaterTurnsMs)} |`,
     ),
   ];
   const processes = [
@@ -30,6 +38,10 @@ export function formatTables(
     'Floor = readdirSync + statSync + 4 KB readSync of every file, this process, interleaved; ratios to it.',
     '',
     ...inProcess,
+    '',
+    'A host prefetching recall (a loop ticking every 10 ms, monitorEventLoopDelay):',
+    '',
+    ...loop,
     '',
     "Whole processes (ratio to `node -e ''`) and MCP over stdio (ratio to server-memory):",
     '',

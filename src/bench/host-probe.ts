@@ -23,32 +23,65 @@ async function cold(dir: string, query: string, nowMs: number) {
   return { ms: performance.now() - started, selected: result.selected.length };
 }
 
-async function loop(dir: string, query: string, nowMs: number, turns: number) {
+/**
+ * While `work` runs: the worst event-loop delay (`monitorEventLoopDelay`), and the most CPU time
+ * the process spent between two turns of the loop. On a loaded machine the first also counts time
+ * spent waiting for a core; the second counts only time spent running, so it shows the longest
+ * stretch of our own work (or garbage collection) that kept the loop from turning.
+ */
+async function worstDelay(work: () => Promise<unknown>): Promise<{ delay: number; cpu: number }> {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
+  let last = process.cpuUsage();
+  let cpu = 0;
+  const ticker = setInterval(() => {
+    const used = process.cpuUsage(last);
+    last = process.cpuUsage();
+    cpu = Math.max(cpu, (used.user + used.system) / 1000);
+  }, 1);
+  histogram.enable();
+  try {
+    await work();
+  } finally {
+    histogram.disable();
+    clearInterval(ticker);
+  }
+  return { delay: histogram.max / 1e6, cpu };
+}
+
+async function loop(dir: string, query: string, nowMs: number, turns: number) {
   // The host's own work: a loop that ticks every 10 ms, as an agent's UI or stream would.
   const tick = setInterval(() => {}, 10);
-  const worst: number[] = [];
+  const worst: { delay: number; cpu: number }[] = [];
+  const idle: number[] = [];
   const times: number[] = [];
   try {
     for (let turn = 0; turn < turns; turn++) {
       const q = turn === 0 ? query : TURN_QUERIES[turn % TURN_QUERIES.length]!;
-      await sleep(20); // let the previous turn's timers settle
-      histogram.reset();
-      histogram.enable();
-      const started = performance.now();
-      const handle = startRecall({ dir, query: q, now: nowMs });
-      await handle.done;
-      times.push(performance.now() - started);
-      histogram.disable();
-      if (handle.error) throw handle.error;
-      worst.push(histogram.max / 1e6);
+      let ms = 0;
+      worst.push(
+        await worstDelay(async () => {
+          const started = performance.now();
+          const handle = startRecall({ dir, query: q, now: nowMs });
+          await handle.done;
+          ms = performance.now() - started;
+          if (handle.error) throw handle.error;
+        }),
+      );
+      times.push(ms);
+      // The same host doing nothing for as long: what the machine's load alone costs the loop
+      // (on a busy machine the process waits for a core; no code of ours runs then).
+      idle.push((await worstDelay(() => sleep(Math.max(20, ms)))).delay);
     }
   } finally {
     clearInterval(tick);
   }
+  const later = worst.slice(1);
   return {
-    firstMaxDelayMs: worst[0] ?? 0,
-    warmMaxDelayMs: Math.max(0, ...worst.slice(1)),
+    firstMaxDelayMs: worst[0]?.delay ?? 0,
+    warmMaxDelayMs: Math.max(0, ...later.map((w) => w.delay)),
+    firstMaxCpuStallMs: worst[0]?.cpu ?? 0,
+    warmMaxCpuStallMs: Math.max(0, ...later.map((w) => w.cpu)),
+    idleMaxDelayMs: Math.max(0, ...idle),
     firstMs: times[0] ?? 0,
     warmMs: times.slice(1),
   };

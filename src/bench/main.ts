@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEADER_CACHE_FILE } from '../memdir/header-cache.js';
-import { recall } from '../recall/index.js';
+import { loadCandidates, recall } from '../recall/index.js';
 import { filesystemFloor, statFloor } from './floor.js';
 import { formatTables } from './format.js';
 import { generateMemories, writeBenchDirectory } from './generate.js';
@@ -44,13 +44,22 @@ export interface BenchRow {
   mcpRssMiB: number;
   mcpPeakRssMiB: number;
   peerRssMiB: number;
+  /** Worst event-loop delay during the host's first recall (no cache) and its later ones. */
   loopDelayFirstTurnMs: number;
   loopDelayLaterTurnsMs: number;
+  /** The same host idle for as long: what the machine's load alone costs its loop. */
+  loopDelayIdleMs: number;
+  /** Most CPU time spent between two turns of the loop (our work or GC; load-independent). */
+  cpuStallFirstTurnMs: number;
+  cpuStallLaterTurnsMs: number;
+  /** Scan + rank alone in the host (the part the header cache serves), warm. */
+  warmScanRankMs: number;
   selected: number;
   peerEntities: number;
   ratios: {
     statFloor: number;
     warmRecall: number;
+    warmScanRank: number;
     coldRecall: number;
     hook: number;
     hookNoCache: number;
@@ -61,8 +70,8 @@ export interface BenchRow {
 
 function runsFor(size: number, override: number | undefined) {
   // Cheap sizes get many samples: medians of many shrug off load spikes from other processes.
-  const inProcess = override ?? (size <= 200 ? 51 : size <= 2_000 ? 15 : 5);
-  const processes = size <= 200 ? 11 : size <= 2_000 ? 7 : 3;
+  const inProcess = override ?? (size <= 200 ? 41 : size <= 2_000 ? 11 : 5);
+  const processes = size <= 200 ? 9 : size <= 2_000 ? 5 : 3;
   return { inProcess, processes };
 }
 
@@ -85,11 +94,21 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
     statFloor(memoryDir);
     const selected = (await recall({ dir: memoryDir, query: QUERY, now: nowMs })).selected.length;
     await recall({ dir: memoryDir, query: QUERY, now: nowMs });
-    const t = { floor: [] as number[], stat: [] as number[], warm: [] as number[] };
+    const scanRank = async () => {
+      const set = await loadCandidates(memoryDir, { query: QUERY, nowMs, isSurfaced: () => false });
+      return set.ranker.rank(QUERY, { nowMs });
+    };
+    const t = {
+      floor: [] as number[],
+      stat: [] as number[],
+      warm: [] as number[],
+      scanRank: [] as number[],
+    };
     for (let i = 0; i < runs.inProcess; i++) {
       t.floor.push(await timeIt(() => filesystemFloor(memoryDir)));
       t.stat.push(await timeIt(() => statFloor(memoryDir)));
       t.warm.push(await timeIt(() => recall({ dir: memoryDir, query: QUERY, now: nowMs })));
+      t.scanRank.push(await timeIt(scanRank));
     }
 
     // Fresh processes: cold recall (no cache anywhere) and the whole UserPromptSubmit hook.
@@ -124,10 +143,12 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
     }
 
     // MCP: engram's server and server-memory, calls interleaved, then their memory.
+    // Its own folder as the project: the claim verifier has nothing of ours to look through.
     const engram = await startMcpProcess(
       process.execPath,
       [CLI, 'mcp', '--dir', memoryDir, '--no-model'],
       env,
+      home,
     );
     const peer = await startMcpMemoryBaseline(graphPath);
     const m = { engram: [] as number[], peer: [] as number[], first: 0, entities: 0 };
@@ -155,10 +176,14 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
       [PROBE, 'loop', memoryDir, QUERY, String(nowMs), '6'],
       { env },
     );
-    const loop = JSON.parse(loopProbe.stdout) as {
-      firstMaxDelayMs: number;
-      warmMaxDelayMs: number;
-    };
+    const loop = JSON.parse(loopProbe.stdout) as Record<
+      | 'firstMaxDelayMs'
+      | 'warmMaxDelayMs'
+      | 'idleMaxDelayMs'
+      | 'firstMaxCpuStallMs'
+      | 'warmMaxCpuStallMs',
+      number
+    >;
 
     const floorMs = median(t.floor);
     const nodeMs = median(p.node);
@@ -167,6 +192,7 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
       floorMs,
       statFloorMs: median(t.stat),
       warmRecallMs: median(t.warm),
+      warmScanRankMs: median(t.scanRank),
       coldRecallMs: median(p.cold),
       nodeMs,
       hookMs: median(p.hook),
@@ -179,6 +205,9 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
       peerRssMiB: peerMemory.rssMiB,
       loopDelayFirstTurnMs: loop.firstMaxDelayMs,
       loopDelayLaterTurnsMs: loop.warmMaxDelayMs,
+      loopDelayIdleMs: loop.idleMaxDelayMs,
+      cpuStallFirstTurnMs: loop.firstMaxCpuStallMs,
+      cpuStallLaterTurnsMs: loop.warmMaxCpuStallMs,
     };
     return {
       memories: size,
@@ -189,6 +218,7 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
       ratios: {
         statFloor: round(row.statFloorMs / floorMs),
         warmRecall: round(row.warmRecallMs / floorMs),
+        warmScanRank: round(row.warmScanRankMs / floorMs),
         coldRecall: round(row.coldRecallMs / floorMs),
         hook: round(row.hookMs / nodeMs),
         hookNoCache: round(row.hookNoCacheMs / nodeMs),

@@ -63,8 +63,15 @@ export async function startMcpProcess(
   command: string,
   args: string[],
   env: Record<string, string>,
+  cwd?: string,
 ): Promise<McpProcess> {
-  const transport = new StdioClientTransport({ command, args, env, stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    env,
+    stderr: 'ignore',
+    ...(cwd ? { cwd } : {}),
+  });
   const client = new Client({ name: 'engram-bench', version: '0.1.0' });
   await client.connect(transport);
   return {

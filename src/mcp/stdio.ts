@@ -1,4 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { warmCandidates } from '../recall/candidates.js';
 import { createEngramMcpServer, type EngramMcpServerOptions } from './server.js';
 
 /**
@@ -13,6 +14,9 @@ export async function serveMcpStdio(options: EngramMcpServerOptions): Promise<vo
     process.stdin.once('end', () => resolve());
   });
   await server.connect(transport);
+  // The index stays warm between calls (revalidated by stat); build it now, in slices that let
+  // requests through, so the first memory_recall does not pay for it.
+  void warmCandidates(options.memoryDir);
   await closed;
   await server.close();
 }

@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { EngramError, errnoCode } from '../util/errors.js';
+import { SLICE_MS, yieldToLoop } from '../util/yield-to-loop.js';
 import { FRONTMATTER_MAX_LINES } from './constants.js';
 import { headerFromHead, headerFromText } from './header.js';
 import {
@@ -49,13 +50,8 @@ export interface CachedScanResult extends ScanResult {
   cache: DirectoryCache;
 }
 
-/** Work this long, then let the event loop run (a host's loop must never stall for longer). */
-export const SLICE_MS = 4;
 const HEAD_BYTES = 4096;
 const HEAD_MAX_BYTES = 64 * 1024;
-
-/** Let timers and I/O callbacks run; resolves on the next turn of the loop. */
-export const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Every memory header below `dir`, newest first, each read from disk only if it changed. */
 export async function scanMemoriesCached(

@@ -10,10 +10,12 @@
  * unchanged). A missing, corrupt, foreign or other-version cache file is ignored and rewritten.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TEMP_PREFIX } from '../util/atomic-write.js';
 import { withFileLock } from '../util/file-lock.js';
+import { SLICE_MS, yieldToLoop } from '../util/yield-to-loop.js';
 import type { MemoryHeader } from './types.js';
 
 /** The cache file in each memory directory (a dot file: scans skip it, it is never a memory). */
@@ -61,8 +63,13 @@ export interface DirectoryCache {
 
 const kept = new Map<string, DirectoryCache>();
 
+// Unique across processes (a merged file must not match either writer's stamp by chance), cheap
+// within one: a cold scan bumps it once per file.
+const PROCESS_STAMP = `${process.pid.toString(36)}-${randomBytes(4).toString('hex')}`;
+let bumps = 0;
 function newGeneration(): string {
-  return randomBytes(8).toString('hex');
+  bumps++;
+  return `${PROCESS_STAMP}-${bumps.toString(36)}`;
 }
 
 export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
@@ -161,26 +168,25 @@ function entryFromJson(dir: string, file: string, raw: unknown): CacheEntry | un
   };
 }
 
-function toJson(cache: DirectoryCache, entries: Map<string, CacheEntry>): string {
-  const out: CacheFile = {
+/** The file's text, built a slice at a time: a long-running host's loop keeps turning meanwhile. */
+async function toJson(cache: DirectoryCache, entries: Map<string, CacheEntry>): Promise<string> {
+  const head = JSON.stringify({
     format: HEADER_CACHE_FORMAT,
     dir: cache.dir,
     generation: cache.generation,
-    entries: {},
     artifacts: Object.fromEntries(cache.artifacts),
-  };
+  });
+  const parts: string[] = [];
+  let sliceStart = performance.now();
   for (const [file, e] of entries) {
-    out.entries[file] = [
-      e.id.size,
-      e.id.mtimeMs,
-      e.id.ctimeMs,
-      e.id.ino,
-      e.trusted,
-      e.header,
-      e.derived,
-    ];
+    const raw = [e.id.size, e.id.mtimeMs, e.id.ctimeMs, e.id.ino, e.trusted, e.header, e.derived];
+    parts.push(`${JSON.stringify(file)}:${JSON.stringify(raw)}`);
+    if ((parts.length & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
+      await yieldToLoop();
+      sliceStart = performance.now();
+    }
   }
-  return JSON.stringify(out);
+  return `${head.slice(0, -1)},"entries":{${parts.join(',')}}}`;
 }
 
 /**
@@ -216,10 +222,10 @@ export async function persistDirectoryCache(cache: DirectoryCache): Promise<bool
           `${TEMP_PREFIX}${HEADER_CACHE_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`,
         );
         try {
-          writeFileSync(temp, toJson(cache, merged), { mode: 0o600 });
-          renameSync(temp, path);
+          await writeFile(temp, await toJson(cache, merged), { mode: 0o600 });
+          await rename(temp, path);
         } catch (error) {
-          rmSync(temp, { force: true });
+          await rm(temp, { force: true });
           throw error;
         }
       },

@@ -4,16 +4,18 @@
  * index is kept in memory while the directory's generation is unchanged. Built step by step with
  * returns to the event loop, and cut short (what is ready is ranked) when time runs out.
  */
-import { SLICE_MS, yieldToLoop } from '../memdir/cached-scan.js';
 import type { DirectoryCache } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
+import { SLICE_MS, yieldToLoop } from '../util/yield-to-loop.js';
 import {
-  analyzeForRanking,
+  analyzeForStorage,
   buildOfflineRanker,
   type OfflineRanker,
   RANKER_ANALYSIS_VERSION,
   RANKER_TUNING,
   type RankerDocument,
+  rankerDocumentFrom,
+  type StoredRankerDocument,
 } from './offline-ranker.js';
 
 let analysisKey: string | undefined;
@@ -25,7 +27,7 @@ let analysisKey: string | undefined;
  */
 function rankerAnalysisKey(): string {
   if (analysisKey !== undefined) return analysisKey;
-  const probe = analyzeForRanking({
+  const probe = analyzeForStorage({
     file: 'probe.md',
     type: 'feedback',
     name: 'Running migrations: staging databases, retries and timeouts',
@@ -61,23 +63,47 @@ export async function cachedRankerFor(
   if (options.scanComplete && hit?.generation === cache.generation) {
     return { ranker: hit.ranker, complete: true };
   }
+  // Two recalls at once over an unchanged directory (a warm-up and the first call) share one build.
+  const pending = inFlight.get(cache);
+  if (options.scanComplete && pending?.generation === cache.generation) return pending.build;
+  const build = buildRanker(cache, memories, options);
+  if (options.scanComplete) {
+    const entry = { generation: cache.generation, build };
+    inFlight.set(cache, entry);
+    void build.finally(() => {
+      if (inFlight.get(cache) === entry) inFlight.delete(cache);
+    });
+  }
+  return build;
+}
+
+const inFlight = new WeakMap<
+  DirectoryCache,
+  { generation: string; build: Promise<CachedRanker> }
+>();
+
+async function buildRanker(
+  cache: DirectoryCache,
+  memories: readonly MemoryHeader[],
+  options: { scanComplete: boolean; expired: () => boolean },
+): Promise<CachedRanker> {
   const key = rankerAnalysisKey();
   let complete = options.scanComplete;
   const analysis = (memory: MemoryHeader): RankerDocument | undefined => {
     const entry = cache.entries.get(memory.file);
     const own = entry?.header === memory ? entry : undefined;
-    const kept = own?.derived[key] as RankerDocument | undefined;
-    if (kept !== undefined) return kept;
+    const kept = own?.derived[key] as StoredRankerDocument | undefined;
+    if (Array.isArray(kept)) return rankerDocumentFrom(kept);
     if (options.expired()) {
       complete = false;
       return undefined;
     }
-    const doc = analyzeForRanking(memory);
+    const stored = analyzeForStorage(memory);
     if (own) {
-      own.derived = { [key]: doc }; // drops analyses of other analyzer versions
+      own.derived = { [key]: stored }; // drops analyses of other analyzer versions
       cache.dirty = true;
     }
-    return doc;
+    return rankerDocumentFrom(stored);
   };
   const generation = cache.generation;
   const steps = buildOfflineRanker(memories, analysis);

@@ -99,3 +99,13 @@ export async function loadCandidates(
   }
   return { candidates: best, ...base };
 }
+
+/**
+ * Read a directory's headers and build its ranker into the header cache ahead of the first recall,
+ * so a long-running host (the MCP server) answers its first call warm. Never throws.
+ */
+export async function warmCandidates(dir: string): Promise<void> {
+  await loadCandidates(dir, { query: '', nowMs: Date.now(), isSurfaced: () => false }).catch(
+    () => undefined,
+  );
+}

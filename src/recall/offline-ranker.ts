@@ -122,18 +122,50 @@ export interface RankerDocument {
   grams: WeightedTerms[];
 }
 
-/** Tokenize one memory's fields for the index. Pure. */
-export function analyzeForRanking(memory: RankableMemory): RankerDocument {
-  const words: WeightedTerms[] = [];
-  const grams: WeightedTerms[] = [];
+/**
+ * A memory's analysis as a cache keeps it: per field its weight, its index terms and its words
+ * (space-joined, as no term holds a space; an array otherwise). Character grams are not kept: they
+ * follow from the words and cost less to redo than to store and parse.
+ */
+export type StoredRankerDocument = Array<
+  [weight: number, terms: string | string[], words: string | string[]]
+>;
+
+const joined = (xs: readonly string[]): string | string[] =>
+  xs.some((x) => x === '' || x.includes(' ')) ? [...xs] : xs.join(' ');
+const split = (x: string | string[]): string[] =>
+  Array.isArray(x) ? x : x === '' ? [] : x.split(' ');
+
+/** Tokenize one memory's fields, in the form a cache keeps. Pure. */
+export function analyzeForStorage(memory: RankableMemory): StoredRankerDocument {
+  const fields: StoredRankerDocument = [];
   for (const field of ['name', 'description', 'body'] as const) {
     const text = memory[field];
     if (!text) continue;
     const a = analyze(text);
-    words.push({ terms: [...a.terms, ...a.pairs], weight: RANKER_TUNING.fieldWeights[field] });
-    grams.push({ terms: charGrams(a.words), weight: RANKER_TUNING.fieldWeights[field] });
+    fields.push([
+      RANKER_TUNING.fieldWeights[field],
+      joined([...a.terms, ...a.pairs]),
+      joined(a.words),
+    ]);
+  }
+  return fields;
+}
+
+/** What the index takes from a stored analysis (the same as analyzing the memory again). Pure. */
+export function rankerDocumentFrom(stored: StoredRankerDocument): RankerDocument {
+  const words: WeightedTerms[] = [];
+  const grams: WeightedTerms[] = [];
+  for (const [weight, terms, fieldWords] of stored) {
+    words.push({ terms: split(terms), weight });
+    grams.push({ terms: charGrams(split(fieldWords)), weight });
   }
   return { words, grams };
+}
+
+/** Tokenize one memory's fields for the index. Pure. */
+export function analyzeForRanking(memory: RankableMemory): RankerDocument {
+  return rankerDocumentFrom(analyzeForStorage(memory));
 }
 
 /**

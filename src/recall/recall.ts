@@ -191,7 +191,8 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
     ...budgetChecks(options),
     ...(options.persistedCache === false ? { persistedCache: false } : {}),
     isSurfaced: (m) =>
-      surfaced.has(m.file) || surfaced.has(m.path) || surfaced.has(resolve(options.dir, m.file)),
+      surfaced.size > 0 &&
+      (surfaced.has(m.file) || surfaced.has(m.path) || surfaced.has(resolve(options.dir, m.file))),
     ...(options.candidateCap !== undefined ? { cap: options.candidateCap } : {}),
   });
   shape.total = set.total;
