@@ -62,6 +62,7 @@ describe('bench harness', () => {
       nodeMs: 40,
       hookMs: 60,
       hookNoCacheMs: 80,
+      hookNoVerifyMs: 59,
       mcpRecallMs: 2,
       mcpFirstRecallMs: 30,
       peerSearchMs: 4,
@@ -83,6 +84,7 @@ describe('bench harness', () => {
         coldRecall: 1.5,
         hook: 1.5,
         hookNoCache: 2,
+        verification: 1.02,
         mcpRecall: 0.5,
         mcpRss: 1.5,
       },
@@ -93,6 +95,7 @@ describe('bench harness', () => {
     );
     expect(text).toContain('| 2,000 | 12.0 ms | 3.0 ms | 2.0 ms | 6.0 ms / 1.0 ms |');
     expect(text).toContain('60.0 ms (1.50×)');
+    expect(text).toContain('| 59.0 ms (1.02×) |');
     expect(text).toContain('90 MiB (100) (1.50×)');
   });
 });

@@ -5,7 +5,8 @@
  * against `node -e ''`, and engram's MCP server against `@modelcontextprotocol/server-memory`.
  * Options: --sizes 200,2000 --runs N (in-process samples per size) --json
  */
-import { rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -38,6 +39,8 @@ export interface BenchRow {
   nodeMs: number;
   hookMs: number;
   hookNoCacheMs: number;
+  /** The hook with claim verification off: the difference is what verification costs a turn. */
+  hookNoVerifyMs: number;
   mcpRecallMs: number;
   mcpFirstRecallMs: number;
   peerSearchMs: number;
@@ -63,9 +66,35 @@ export interface BenchRow {
     coldRecall: number;
     hook: number;
     hookNoCache: number;
+    /** hook ÷ hook without verification: 1.00 when verification adds nothing to the turn. */
+    verification: number;
     mcpRecall: number;
     mcpRss: number;
   };
+}
+
+/** The project the hook runs in: a git repository, so claim verification reads a real state. */
+function benchProject(root: string): string {
+  const project = join(root, 'project');
+  const git = (...args: string[]) =>
+    execFileSync(
+      'git',
+      ['-c', 'user.name=bench', '-c', 'user.email=bench@example.invalid', ...args],
+      {
+        cwd: project,
+        stdio: 'ignore',
+      },
+    );
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, 'pods.ts'), 'export function evictPods() {}\n');
+  try {
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-q', '-m', 'bench');
+  } catch {
+    // no git: verification then has no project state and adds nothing, which is still measured
+  }
+  return project;
 }
 
 function runsFor(size: number, override: number | undefined) {
@@ -115,7 +144,7 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
     const hookInput = JSON.stringify({
       hook_event_name: 'UserPromptSubmit',
       session_id: 'bench',
-      cwd: root,
+      cwd: benchProject(root),
       prompt: QUERY,
     });
     const hookArgs = [CLI, 'hook', 'user-prompt-submit', '--dir', memoryDir, '--no-model'];
@@ -124,11 +153,20 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
       node: [] as number[],
       hook: [] as number[],
       hookNoCache: [] as number[],
+      hookNoVerify: [] as number[],
     };
     await runProcess(process.execPath, hookArgs, { input: hookInput, env }); // leaves the cache
     for (let i = 0; i < runs.processes; i++) {
       p.node.push((await runProcess(process.execPath, ['-e', ''], { env })).ms);
       p.hook.push((await runProcess(process.execPath, hookArgs, { input: hookInput, env })).ms);
+      p.hookNoVerify.push(
+        (
+          await runProcess(process.execPath, [...hookArgs, '--no-verify'], {
+            input: hookInput,
+            env,
+          })
+        ).ms,
+      );
       dropCache();
       p.hookNoCache.push(
         (await runProcess(process.execPath, hookArgs, { input: hookInput, env })).ms,
@@ -197,6 +235,7 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
       nodeMs,
       hookMs: median(p.hook),
       hookNoCacheMs: median(p.hookNoCache),
+      hookNoVerifyMs: median(p.hookNoVerify),
       mcpRecallMs: median(m.engram),
       mcpFirstRecallMs: m.first,
       peerSearchMs,
@@ -222,6 +261,7 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
         coldRecall: round(row.coldRecallMs / floorMs),
         hook: round(row.hookMs / nodeMs),
         hookNoCache: round(row.hookNoCacheMs / nodeMs),
+        verification: round(row.hookMs / row.hookNoVerifyMs),
         mcpRecall: round(row.mcpRecallMs / peerSearchMs),
         mcpRss: round(row.mcpRssMiB / row.peerRssMiB),
       },

@@ -39,6 +39,7 @@ export function parseLeanHookArgv(argv: readonly string[]): LeanHookCall | undef
     if (arg === '--json') options.json = true;
     else if (arg === '--no-model') options.model = false;
     else if (arg === '--wait') options.wait = true;
+    else if (arg === '--no-verify') options.verify = false;
     else {
       const eq = arg.indexOf('=');
       const flag = eq > 0 ? arg.slice(0, eq) : arg;

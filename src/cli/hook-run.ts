@@ -30,6 +30,8 @@ export interface HookOptions extends CommonOptions {
   wait?: boolean;
   input?: string;
   budgetMs?: string;
+  /** False: no claim verification marks (user-prompt-submit). */
+  verify?: boolean;
 }
 
 /** The built CLI entry, for running the stop hook's extraction in a detached process. */
@@ -171,7 +173,10 @@ export async function runHook(
           `--budget-ms needs a positive integer, got "${opts.budgetMs}"`,
         );
       }
-      return userPromptSubmitHook(input, ctx, { budgetMs });
+      return userPromptSubmitHook(input, ctx, {
+        budgetMs,
+        ...(opts.verify === false ? { verify: false } : {}),
+      });
     }
     case 'pre-compact':
       return preCompactHook(input, ctx);

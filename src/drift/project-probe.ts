@@ -67,17 +67,17 @@ export function gitProbe(root: string, options: ProbeOptions = {}): ProjectProbe
     root,
     kind: 'git',
     async state() {
-      const [head, status] = await Promise.all([
-        runGit(root, ['rev-parse', '--verify', '-q', 'HEAD'], options.signal),
-        runGit(
-          root,
-          ['status', '--porcelain=v1', '-z', '--untracked-files=normal'],
-          options.signal,
-        ),
-      ]);
+      // One process, not two: `--branch` puts HEAD (`# branch.oid`) in the status output. Spawning
+      // is the cost that matters on a hook's path.
+      const status = await runGit(
+        root,
+        ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal'],
+        options.signal,
+      );
       if (status.code !== 0) throw new Error('git status failed');
+      const head = /# branch\.oid ([^\0]+)/.exec(status.stdout)?.[1] ?? 'unknown';
       const hash = createHash('sha256').update(status.stdout).digest('hex').slice(0, 16);
-      return `git:${head.stdout.trim() || 'unborn'}:${hash}`;
+      return `git:${head}:${hash}`;
     },
     files() {
       files ??= runGit(

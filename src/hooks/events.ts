@@ -48,6 +48,8 @@ export async function sessionStartHook(input: HookInput, ctx: HookContext): Prom
 
 export interface PromptHookOptions {
   budgetMs?: number;
+  /** False: no claim verification (not even from the cache). */
+  verify?: boolean;
 }
 
 /**
@@ -66,14 +68,17 @@ export async function userPromptSubmitHook(
   // The hook is on the turn's path: verdicts come from the persisted cache only, never a check,
   // and only when ready at selection time. Preparing first overlaps the project's state (git)
   // with reading the transcript and scanning.
-  const verifier = createClaimVerifier({
-    projectDir: engram.environment.cwd,
-    memoryDir: engram.memoryDir,
-    mode: 'cache-only',
-    waitMs: 0,
-    budgetMs: Math.max(100, Math.floor(budgetMs / 4)),
-  });
-  verifier.prepare();
+  const verifier =
+    options.verify === false
+      ? undefined
+      : createClaimVerifier({
+          projectDir: engram.environment.cwd,
+          memoryDir: engram.memoryDir,
+          mode: 'cache-only',
+          waitMs: 0,
+          budgetMs: Math.max(100, Math.floor(budgetMs / 4)),
+        });
+  verifier?.prepare();
   const session = engram.openSession({
     ...(input.sessionId !== undefined ? { sessionId: input.sessionId } : {}),
     recallLimits: { maxBytes: HOOK_MEMORY_MAX_BYTES },
@@ -85,11 +90,11 @@ export async function userPromptSubmitHook(
       messages: historyForRecall(transcript),
       budgetMs,
       selectorTimeoutMs: Math.max(500, budgetMs - 1_000),
-      verifier,
+      ...(verifier ? { verifier } : {}),
     });
     for (const note of result.notes) ctx.log?.(note);
     const unverified = result.selected.filter((m) => m.claims === null).map((m) => m.file);
-    if (unverified.length > 0) ctx.refreshClaims?.(unverified);
+    if (verifier && unverified.length > 0) ctx.refreshClaims?.(unverified);
     return contextOutput('UserPromptSubmit', result.text);
   } catch (error) {
     if (isEngramError(error, 'aborted')) {
@@ -98,7 +103,7 @@ export async function userPromptSubmitHook(
     }
     throw error;
   } finally {
-    verifier.dispose(); // a git status still running must not keep the hook process alive
+    verifier?.dispose(); // a git status still running must not keep the hook process alive
   }
 }
 

@@ -40,6 +40,10 @@ export function registerHookCommands(program: Command, io: CliIo): void {
     withCommonOptions(hook.command(name))
       .description(`handle Claude Code's ${HOOK_EVENTS[name]} event`)
       .option('--no-model', 'no model calls: offline recall, no extraction or notes')
+      .option(
+        '--no-verify',
+        "user-prompt-submit: no claim verification marks in the memories' headers",
+      )
       .option('--wait', 'stop: run extraction in this process instead of a detached one')
       .option('--input <file>', 'read the hook JSON from this file (deleted after reading)')
       .option(
