@@ -13,11 +13,11 @@ export interface RelativeDate {
 const WEEKDAYS = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday';
 const RELATIVE_DATE = new RegExp(
   [
-    String.raw`\b(?:yesterday|today|tomorrow|tonight|this morning|this afternoon|this evening)\b`,
+    String.raw`\b(?:yesterday|today|tomorrow|tonight|last night|this morning|this afternoon|this evening|the day after tomorrow|the other day)\b`,
     String.raw`\b(?:next|last|this|coming|past)\s+(?:week|month|year|quarter|sprint|weekend|${WEEKDAYS})\b`,
     String.raw`\b(?:on\s+)?(?:${WEEKDAYS})\s+(?:next|last)\s+week\b`,
     String.raw`\bin\s+(?:a|an|one|two|three|a few|\d+)\s+(?:days?|weeks?|months?)\b`,
-    String.raw`\b(?:a|an|one|two|three|a few|\d+)\s+(?:days?|weeks?|months?)\s+ago\b`,
+    String.raw`\b(?:a|an|one|two|three|a few|\d+)\s+(?:days?|weeks?|months?)\s+(?:ago|from now)\b`,
     '(?:昨天|今天|明天|前天|后天|下周|上周|本周|下个月|上个月)',
   ].join('|'),
   'gi',
@@ -46,7 +46,7 @@ export function hasWhy(body: string): boolean {
 export type Polarity = 'correction' | 'confirmation' | 'mixed' | 'neither';
 
 const CORRECTION =
-  /\b(?:don't|do not|never|stop|avoid|wrong|instead|no longer|shouldn't|should not|must not|mustn't|incorrect|mistake|rather than|not)\b|不要|别|错/i;
+  /\b(?:don['’]t|do not|doesn['’]t|never|stop|avoid|wrong|instead|no longer|shouldn['’]t|should not|must not|mustn['’]t|can['’]t|won['’]t|incorrect|mistake|corrected|correction|rather than|not)\b|^\s*no\b|不要|别|错/im;
 const CONFIRMATION =
   /\b(?:keep|good|great|right|correct|correctly|exactly|perfect|works|worked|yes|liked|approved|continue|well done|as before|spot on)\b|很好|对的|继续/i;
 
