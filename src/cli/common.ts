@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { loadSettings, mergedSettings, projectRoot } from '../config/index.js';
 import { type ModelResolution, resolveModel } from '../llm/resolve-model.js';
 import { type MemoryDirResolution, resolveMemoryDir } from '../memdir/index.js';
+import { createEngram } from '../runtime/create-engram.js';
+import type { Engram } from '../runtime/types.js';
 import { EngramError } from '../util/errors.js';
 import type { CliIo } from './io.js';
 
@@ -77,4 +79,27 @@ export function configuredModel(io: CliIo, options: CommonOptions): ModelResolut
     env: io.env,
     ...(typeof value === 'string' ? { settings: { model: value } } : {}),
   });
+}
+
+/**
+ * The runtime a command runs on: this command's environment (`--cwd`), memory directory (`--dir`,
+ * `--memory-dir`, trusted settings; warnings printed once, to stderr) and, when asked, the
+ * configured model.
+ */
+export function runtimeFor(
+  io: CliIo,
+  options: CommonOptions,
+  wants: { model?: boolean } = {},
+): Engram {
+  const env = environmentFor(io, options);
+  const engram = createEngram({
+    cwd: env.cwd,
+    env: io.env,
+    homedir: io.homedir,
+    ...(options.dir !== undefined ? { memoryDir: options.dir } : {}),
+    ...(options.memoryDir !== undefined ? { memoryDirFlag: options.memoryDir } : {}),
+    model: wants.model ? 'configured' : null,
+  });
+  for (const w of engram.memoryDirResolution.warnings) io.stderr(`engram: warning: ${w}\n`);
+  return engram;
 }

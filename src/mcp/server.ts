@@ -3,6 +3,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { LanguageModel } from '../llm/types.js';
 import { INDEX_FILE, loadIndex, MEMORY_TYPES, readMemory, scanMemories } from '../memdir/index.js';
+import { createEngram } from '../runtime/create-engram.js';
+import type { Engram } from '../runtime/types.js';
 import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { ENGRAM_VERSION } from '../util/version.js';
 import { MCP_SERVER_INSTRUCTIONS, MISSING_INPUT, TOOL_DESCRIPTIONS } from './prompts.js';
@@ -18,6 +20,11 @@ import {
 } from './tools.js';
 
 export interface EngramMcpServerOptions {
+  /**
+   * The runtime to serve (its recall log, clock and model). Without one, a runtime is built over
+   * `memoryDir` with `model` and `clock`.
+   */
+  engram?: Engram;
   /** The memory directory the server serves. */
   memoryDir: string;
   /** The recall selector; without one the offline ranker decides. */
@@ -75,10 +82,20 @@ async function asResult(run: () => Promise<ToolText>): Promise<CallToolResult> {
  * and resources for the index and each memory file. Connect it to any transport.
  */
 export function createEngramMcpServer(options: EngramMcpServerOptions): McpServer {
+  const clock = options.clock || options.now ? resolveClock(options) : undefined;
+  const engram =
+    options.engram ??
+    createEngram({
+      ...(options.projectDir ? { cwd: options.projectDir } : {}),
+      memoryDir: options.memoryDir,
+      ...(options.model ? { model: options.model } : {}),
+      ...(clock ? { clock } : {}),
+    });
   const ctx: MemoryToolsContext = {
     dir: options.memoryDir,
+    engram,
     ...(options.model ? { model: options.model } : {}),
-    ...(options.clock || options.now ? { clock: resolveClock(options) } : {}),
+    ...(clock ? { clock } : {}),
     ...(options.projectDir ? { projectDir: options.projectDir } : {}),
   };
   const server = new McpServer(

@@ -17,13 +17,16 @@ import {
   saveMemory,
   scanMemories,
 } from '../memdir/index.js';
-import { recall } from '../recall/index.js';
+import { createEngram } from '../runtime/create-engram.js';
+import type { Engram } from '../runtime/types.js';
 import type { Clock } from '../util/clock.js';
 import { EngramError, isEngramError } from '../util/errors.js';
 import { NOTHING_RECALLED } from './prompts.js';
 
 export interface MemoryToolsContext {
   dir: string;
+  /** The runtime recall goes through (so it is logged like every door's); built by the server. */
+  engram?: Engram;
   model?: LanguageModel;
   clock?: Clock;
   /** The project the agent works in; recall checks memories' claims against it when set. */
@@ -55,14 +58,20 @@ export async function recallTool(
         budgetMs: MCP_VERIFY_BUDGET_MS,
       })
     : undefined;
-  const result = await recall({
-    dir: ctx.dir,
-    query: args.query,
-    alreadySurfaced: args.already_surfaced ?? [],
-    ...(ctx.clock ? { clock: ctx.clock } : {}),
-    ...(ctx.model ? { model: ctx.model } : {}),
-    ...(verifier ? { verifier } : {}),
-  }).finally(() => verifier?.dispose());
+  const engram =
+    ctx.engram ??
+    createEngram({
+      memoryDir: ctx.dir,
+      ...(ctx.model ? { model: ctx.model } : {}),
+      ...(ctx.clock ? { clock: ctx.clock } : {}),
+    });
+  const result = await engram
+    .recall({
+      query: args.query,
+      alreadySurfaced: args.already_surfaced ?? [],
+      ...(verifier ? { verifier } : {}),
+    })
+    .finally(() => verifier?.dispose());
   const text = result.text === '' ? NOTHING_RECALLED : result.text;
   const summary = {
     // Claude Code hands a tool's structuredContent to the model instead of its text content, so

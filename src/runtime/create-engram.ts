@@ -85,14 +85,17 @@ export function createEngram(options: EngramOptions = {}): Engram {
   };
   let model: LanguageModel | undefined;
   let modelProblem: string | undefined;
+  let modelDescription: string | undefined;
   if (options.model === 'configured') {
     const setting = settings().model;
     const resolved = resolveModel({
       env: environment.env,
       ...(typeof setting === 'string' ? { settings: { model: setting } } : {}),
     });
-    if (resolved.ok) model = resolved.model;
-    else modelProblem = resolved.reason;
+    if (resolved.ok) {
+      model = resolved.model;
+      modelDescription = resolved.description;
+    } else modelProblem = resolved.reason;
   } else if (options.model) model = options.model;
   const defaultLog = metricsPathFor(memoryDir);
   const recallLog = options.recallLog === false ? undefined : (options.recallLog ?? defaultLog);
@@ -122,6 +125,7 @@ export function createEngram(options: EngramOptions = {}): Engram {
     memoryDirResolution: resolution,
     projectRoot: resolution.projectRoot,
     model,
+    modelDescription,
     modelProblem,
     clock,
     get settings() {
@@ -155,7 +159,9 @@ export function createEngram(options: EngramOptions = {}): Engram {
         memoryEnabled: engram.memoryEnabled,
         dreamEnabled: engram.dreamEnabled,
         clock,
-        scanThrottle: fileScanThrottle(throttlePath),
+        ...(dreamerOptions.sharedThrottle === false
+          ? {}
+          : { scanThrottle: fileScanThrottle(throttlePath) }),
         ...(dreamerOptions.maxTurns === undefined
           ? {}
           : { config: { maxTurns: dreamerOptions.maxTurns } }),

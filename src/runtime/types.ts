@@ -80,6 +80,8 @@ export interface Engram {
   readonly projectRoot: string;
   /** The model background work runs on, if any. */
   readonly model: LanguageModel | undefined;
+  /** The model as people read it (`anthropic claude-haiku-4-5 via …`), when resolved from configuration. */
+  readonly modelDescription: string | undefined;
   /** Why there is no model, when one was asked for (`'configured'`) and none is set up. */
   readonly modelProblem: string | undefined;
   readonly clock: Clock;
@@ -98,7 +100,12 @@ export interface Engram {
   /** The recall log summarised (what `engram stats` prints). */
   stats(options?: { log?: string }): Promise<{ log: string; stats: RecallStats; badLines: number }>;
   /** The consolidation scheduler, with the engram's session lister and shared scan throttle. */
-  dreamer(options?: { maxTurns?: number; sessions?: SessionLister }): Promise<Dreamer>;
+  dreamer(options?: {
+    maxTurns?: number;
+    sessions?: SessionLister;
+    /** false: this dreamer's own scan throttle instead of the one shared on disk (a manual run). */
+    sharedThrottle?: boolean;
+  }): Promise<Dreamer>;
 }
 
 export interface OpenSessionOptions {

@@ -1,30 +1,22 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadSettings, mergedSettings } from '../../config/index.js';
 import {
-  claudeCodeTranscriptDir,
   combineSessionListers,
-  createDreamer,
   type DreamOutcome,
   type DryRunReport,
   formatProgress,
   type GateDecision,
-  type SessionLister,
   type SessionRef,
-  sessionFolderLister,
   transcriptDirectoryLister,
 } from '../../dream/index.js';
-import type { resolveModel } from '../../llm/resolve-model.js';
-import { sessionMemoryRoot } from '../../session/session-store.js';
+import type { ModelResolution } from '../../llm/resolve-model.js';
 import { EngramError } from '../../util/errors.js';
 import {
   CliExit,
   type CommonOptions,
-  configuredModel,
-  environmentFor,
-  memoryDirFor,
   printJson,
+  runtimeFor,
   withCommonOptions,
 } from '../common.js';
 import type { CliIo } from '../io.js';
@@ -51,25 +43,6 @@ const sessionJson = (s: SessionRef) => ({
 });
 const gateLine = (g: GateDecision) =>
   g.kind === 'pass' ? `${g.gate} gate passed: ${g.detail}` : `${g.gate} gate stops: ${g.reason}`;
-
-/**
- * Claude Code's transcripts for this project (it keeps one folder per launch directory, so both
- * the project root and cwd are tried), plus engram's own session records of this project (each
- * records the project it worked in; the folders of every project share one parent).
- */
-async function defaultSessionLister(io: CliIo, cwd: string, root: string): Promise<SessionLister> {
-  const dirs = new Set<string>();
-  for (const where of new Set([root, cwd])) {
-    const dir = await claudeCodeTranscriptDir(where, io.env, io.homedir);
-    if (dir) dirs.add(dir);
-  }
-  return combineSessionListers(
-    ...[...dirs].map((d) => transcriptDirectoryLister(d)),
-    sessionFolderLister(sessionMemoryRoot({ cwd, env: io.env, homedir: io.homedir }), {
-      projectRoot: root,
-    }),
-  );
-}
 
 /**
  * Folders named with --transcripts must exist: a typo would otherwise read as "0 sessions" and
@@ -112,18 +85,19 @@ export function registerDreamCommands(program: Command, io: CliIo): void {
     .option('--session <id>', 'the session still running: not counted, not reviewed')
     .option('--max-turns <n>', 'turn limit for the consolidation agent (default 30)')
     .action(async (opts: DreamOptions) => {
-      const env = environmentFor(io, opts);
-      const resolution = memoryDirFor(io, opts);
-      const memoryDir = resolution.path;
-      const settings = mergedSettings(loadSettings(env));
-      const model = configuredModel(io, opts);
+      const engram = runtimeFor(io, opts, { model: true });
+      const memoryDir = engram.memoryDir;
+      const model: ModelResolution = engram.model
+        ? { ok: true, model: engram.model, description: engram.modelDescription ?? '' }
+        : { ok: false, reason: engram.modelProblem ?? '' };
+      // The project's sessions as every door counts them, unless folders are named here.
       const sessions = opts.transcripts?.length
         ? combineSessionListers(
-            ...(await transcriptFolders(env.cwd, opts.transcripts)).map((d) =>
+            ...(await transcriptFolders(engram.environment.cwd, opts.transcripts)).map((d) =>
               transcriptDirectoryLister(d),
             ),
           )
-        : await defaultSessionLister(io, env.cwd, resolution.projectRoot);
+        : engram.sessions;
       const maxTurns = parseMaxTurns(opts.maxTurns);
       if (!opts.dryRun && !model.ok) {
         throw new EngramError(
@@ -131,13 +105,11 @@ export function registerDreamCommands(program: Command, io: CliIo): void {
           `dream needs a model to run. ${model.reason}\nSee which gates would stop a run without one: engram dream --dry-run`,
         );
       }
-      const dreamer = createDreamer({
-        memoryDir,
+      // Asked for by hand: the gates are checked afresh, not throttled by an earlier scan.
+      const dreamer = await engram.dreamer({
         sessions,
-        ...(model.ok ? { model: model.model } : {}),
-        memoryEnabled: settings.autoMemoryEnabled !== false,
-        dreamEnabled: settings.autoDreamEnabled !== false,
-        ...(maxTurns === undefined ? {} : { config: { maxTurns } }),
+        sharedThrottle: false,
+        ...(maxTurns === undefined ? {} : { maxTurns }),
       });
       const context = {
         force: opts.force === true,
@@ -199,7 +171,7 @@ function printDryRun(
   opts: DreamOptions,
   memoryDir: string,
   report: DryRunReport,
-  model: ReturnType<typeof resolveModel>,
+  model: ModelResolution,
 ): void {
   if (opts.json) {
     printJson(io, {

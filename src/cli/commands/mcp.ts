@@ -1,12 +1,6 @@
 import type { Command } from 'commander';
 import { importOptional } from '../../util/optional-import.js';
-import {
-  type CommonOptions,
-  configuredModel,
-  environmentFor,
-  memoryDirFor,
-  withCommonOptions,
-} from '../common.js';
+import { type CommonOptions, runtimeFor, withCommonOptions } from '../common.js';
 import type { CliIo } from '../io.js';
 
 interface McpOptions extends CommonOptions {
@@ -20,11 +14,10 @@ export function registerMcpCommands(program: Command, io: CliIo): void {
     )
     .option('--no-model', 'recall with the offline ranker even when a model is configured')
     .action(async (opts: McpOptions) => {
-      const { path } = memoryDirFor(io, opts);
-      const resolved = opts.model === false ? undefined : configuredModel(io, opts);
+      const engram = runtimeFor(io, opts, { model: opts.model !== false });
       // stdout is the protocol channel: everything for people goes to stderr.
       io.stderr(
-        `engram mcp: serving ${path} (recall: ${resolved?.ok ? resolved.description : 'offline ranker'})\n`,
+        `engram mcp: serving ${engram.memoryDir} (recall: ${engram.modelDescription ?? 'offline ranker'})\n`,
       );
       // Loaded here, not at start-up: every other command (hooks run per prompt) skips the MCP SDK.
       const { serveMcpStdio } = await importOptional(
@@ -33,9 +26,9 @@ export function registerMcpCommands(program: Command, io: CliIo): void {
         () => import('../../mcp/index.js'),
       );
       await serveMcpStdio({
-        memoryDir: path,
-        projectDir: environmentFor(io, opts).cwd,
-        ...(resolved?.ok ? { model: resolved.model } : {}),
+        engram,
+        memoryDir: engram.memoryDir,
+        projectDir: engram.environment.cwd,
       });
     });
 }

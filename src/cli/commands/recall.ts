@@ -1,27 +1,14 @@
-import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createClaimVerifier, DEFAULT_VERIFY_BUDGET_MS } from '../../drift/index.js';
-import type { LanguageModel } from '../../llm/types.js';
 import {
   DEFAULT_STALE_AFTER_DAYS,
-  metricsPathFor,
   type RecallResult,
   type RecallStats,
-  readRecallMetrics,
-  recall,
-  summarizeRecallMetrics,
 } from '../../recall/index.js';
 import { type Clock, fixedClock, systemClock } from '../../util/clock.js';
 import { EngramError } from '../../util/errors.js';
-import {
-  type CommonOptions,
-  configuredModel,
-  environmentFor,
-  memoryDirFor,
-  printJson,
-  withCommonOptions,
-} from '../common.js';
+import { type CommonOptions, printJson, runtimeFor, withCommonOptions } from '../common.js';
 import type { CliIo } from '../io.js';
 
 interface RecallCliOptions extends CommonOptions {
@@ -60,24 +47,12 @@ function positive(value: string, flag: string): number {
 }
 
 /** `auto` uses the configured model when there is one; `offline` never calls a model. */
-function modelFor(io: CliIo, opts: RecallCliOptions): LanguageModel | undefined {
-  if (opts.model === 'offline') return undefined;
+function wantsModel(opts: RecallCliOptions): boolean {
+  if (opts.model === 'offline') return false;
   if (opts.model !== 'auto') {
     throw new EngramError('invalid_input', `--model is offline or auto (got "${opts.model}")`);
   }
-  const resolution = configuredModel(io, opts);
-  if (resolution.ok) return resolution.model;
-  io.stderr(
-    'engram: no model configured; the offline ranker selects (use --model offline to silence this)\n',
-  );
-  return undefined;
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  return stat(path).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
+  return true;
 }
 
 function recallJson(result: RecallResult) {
@@ -189,41 +164,42 @@ export function registerRecallCommands(program: Command, io: CliIo): void {
     )
     .option('--no-verify', "do not check the memories' claims against the project")
     .action(async (query: string, opts: RecallCliOptions) => {
-      const { path: dir } = memoryDirFor(io, opts);
       const clock = parseNow(opts.now);
       // Every flag is checked before anything is said about the model.
       const staleAfterDays = positive(opts.staleDays, '--stale-days');
       const timeout = opts.timeout === undefined ? undefined : positive(opts.timeout, '--timeout');
       const verifyBudgetMs = positive(opts.verifyBudgetMs, '--verify-budget-ms');
-      const model = modelFor(io, opts);
-      const log =
-        opts.log === false
-          ? undefined
-          : typeof opts.log === 'string'
-            ? resolve(environmentFor(io, opts).cwd, opts.log)
-            : (await isDirectory(dir))
-              ? metricsPathFor(dir)
-              : undefined; // never create a memory directory just to log a read
+      const model = wantsModel(opts);
+      const engram = runtimeFor(io, opts, { model });
+      if (model && engram.model === undefined) {
+        io.stderr(
+          'engram: no model configured; the offline ranker selects (use --model offline to silence this)\n',
+        );
+      }
       const tools = list(opts.tools);
       const verifier = opts.verify
         ? createClaimVerifier({
-            projectDir: environmentFor(io, opts).cwd,
-            memoryDir: dir,
+            projectDir: engram.environment.cwd,
+            memoryDir: engram.memoryDir,
             budgetMs: verifyBudgetMs,
           })
         : undefined;
-      const result = await recall({
-        dir,
-        query,
-        clock,
-        alreadySurfaced: list(opts.surfaced),
-        staleAfterDays,
-        ...(opts.tools !== undefined ? { recentTools: tools } : {}),
-        ...(model ? { model } : {}),
-        ...(timeout !== undefined ? { selectorTimeoutMs: timeout } : {}),
-        ...(log ? { metricsLog: log } : {}),
-        ...(verifier ? { verifier } : {}),
-      }).finally(() => verifier?.dispose());
+      // The default log is the runtime's, shared by every door (never created just to log a read).
+      const result = await engram
+        .recall({
+          query,
+          clock,
+          alreadySurfaced: list(opts.surfaced),
+          staleAfterDays,
+          ...(opts.tools !== undefined ? { recentTools: tools } : {}),
+          ...(timeout !== undefined ? { selectorTimeoutMs: timeout } : {}),
+          ...(opts.log === false ? { log: false as const } : {}),
+          ...(typeof opts.log === 'string'
+            ? { log: resolve(engram.environment.cwd, opts.log) }
+            : {}),
+          ...(verifier ? { verifier } : {}),
+        })
+        .finally(() => verifier?.dispose());
       for (const note of result.notes) io.stderr(`engram: ${note}\n`);
       if (opts.json) printJson(io, recallJson(result));
       else printRecall(io, result);
@@ -233,11 +209,12 @@ export function registerRecallCommands(program: Command, io: CliIo): void {
     .description('summarise the recall log: selection counts, stale-hit ratio, budget exhaustion')
     .option('--log <file>', 'the JSONL log to read (default: the one in the memory dir)')
     .action(async (opts: CommonOptions & { log?: string }) => {
-      const path = opts.log
-        ? resolve(environmentFor(io, opts).cwd, opts.log)
-        : metricsPathFor(memoryDirFor(io, opts).path);
-      const { shapes, badLines } = await readRecallMetrics(path);
-      const stats = summarizeRecallMetrics(shapes);
+      const engram = runtimeFor(io, opts);
+      const {
+        log: path,
+        stats,
+        badLines,
+      } = await engram.stats(opts.log ? { log: resolve(engram.environment.cwd, opts.log) } : {});
       if (opts.json) printJson(io, { log: path, ...stats, badLines });
       else printStats(io, path, stats, badLines);
     });
