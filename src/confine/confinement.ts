@@ -64,7 +64,10 @@ export interface Confinement {
 }
 
 const DEFAULT_MAX_READ = 10 * 1024 * 1024;
-const FILE_READ = constants.O_RDONLY | constants.O_NOFOLLOW;
+// O_NONBLOCK: opening a FIFO returns at once instead of holding a libuv thread until a writer
+// comes (four such opens wedge every later file operation of the process); the descriptor is
+// then refused as not a regular file.
+const FILE_READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 function realOrSelf(path: string): string {
   try {
@@ -143,17 +146,11 @@ export function createConfinement(options: ConfinementOptions): Confinement {
       using(path, { access: 'write', createParents: true }, async (l) => {
         if (l.name === '') throw new ConfinementError(path, 'a folder cannot be written');
         const to = target(l);
-        if (writeOptions.exclusive) {
-          const handle = await open(to, 'wx', writeOptions.mode ?? 0o600);
-          try {
-            await handle.writeFile(data, 'utf8');
-            await handle.sync();
-          } finally {
-            await handle.close();
-          }
-        } else {
-          await writeFileAtomic(to, data, { mode: writeOptions.mode ?? 0o600 });
-        }
+        // Exclusive creates are atomic too (temp, fsync, link into place: EEXIST when there).
+        await writeFileAtomic(to, data, {
+          mode: writeOptions.mode ?? 0o600,
+          ...(writeOptions.exclusive ? { exclusive: true } : {}),
+        });
         return l.rel;
       }),
 

@@ -12,7 +12,11 @@ import { ConfinementError } from './locate.js';
 export async function readOwnFile(dir: string, name: string): Promise<string | undefined> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(join(dir, name), constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NONBLOCK: a FIFO under the name must not block the open (see confinement.ts).
+    handle = await open(
+      join(dir, name),
+      constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT') return undefined;

@@ -10,6 +10,7 @@ import type {
   ToolImplementation,
   ToolResultValue,
 } from '../llm/types.js';
+import { withMemoryLock } from '../memdir/dir-lock.js';
 import { FIND_TOOL_DESCRIPTION, notAMemoryFileRefusal } from './prompts.js';
 
 export const MAX_FIND_RESULTS = 200;
@@ -40,7 +41,9 @@ export const DREAM_TOOL_DEFINITIONS: ToolDefinition[] = [
 
 /** list, grep, read, write, edit (from the model layer) plus find, rooted at the memory directory. */
 export function createDreamTools(memoryDir: string): ToolImplementation[] {
-  return [...createFileTools(memoryDir), findTool(memoryDir)];
+  // Consolidation rewrites MEMORY.md while sessions may save: the directory's lock, like every door.
+  const writeLock = <T>(fn: () => Promise<T>) => withMemoryLock(memoryDir, fn);
+  return [...createFileTools(memoryDir, { writeLock }), findTool(memoryDir)];
 }
 
 function findTool(root: string): ToolImplementation {

@@ -4,6 +4,7 @@ import { createFileTools } from '../llm/file-tools.js';
 import { createHostFileTools } from '../llm/host-file-tools.js';
 import { directorySandbox } from '../llm/sandbox.js';
 import type { CanUseTool, ToolImplementation } from '../llm/types.js';
+import { withMemoryLock } from '../memdir/dir-lock.js';
 import { createMemoryToolHandlers, MemoryToolError } from '../memory-tool/handler.js';
 import type { ExtractionContext } from './types.js';
 
@@ -71,9 +72,11 @@ function memoryToolExecutor(memoryDir: string): ToolImplementation {
  * host's tool list, so it calls the host's names; every call still passes the sandbox first.
  */
 export function defaultForkTools(memoryDir: string): ToolImplementation[] {
+  // Every write of the fork takes the directory's lock, like every other door.
+  const lock = { writeLock: <T>(fn: () => Promise<T>) => withMemoryLock(memoryDir, fn) };
   return [
-    ...createFileTools(memoryDir),
-    ...createHostFileTools(memoryDir),
+    ...createFileTools(memoryDir, lock),
+    ...createHostFileTools(memoryDir, lock),
     memoryToolExecutor(memoryDir),
   ];
 }

@@ -1,7 +1,8 @@
-import { mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readdir, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/file-modes.js';
+import { readRegularFile } from '../util/regular-file.js';
 import { FILE_TOOL_DESCRIPTIONS } from './prompts.js';
 import type { ToolDefinition, ToolImplementation, ToolResultValue } from './types.js';
 
@@ -104,11 +105,28 @@ function describeError(error: unknown, path: string): ToolResultValue {
   return fail(`Cannot access ${path}: ${(error as Error).message}`);
 }
 
+export interface FileToolsOptions {
+  /**
+   * Wraps every write and every read-edit-write (the memory directory's lock, so a forked agent's
+   * edit of MEMORY.md cannot lose a line a concurrent save added). Default: no lock.
+   */
+  writeLock?: <T>(fn: () => Promise<T>) => Promise<T>;
+}
+
+/** Regular files only, bounded: a FIFO in the folder must not hang a forked agent's tool call. */
+async function readText(path: string): Promise<string> {
+  return (await readRegularFile(path)).text;
+}
+
 /**
  * Read, write, edit, list and grep over files under `root` (paths relative to it, absolute
  * allowed). They enforce nothing: permission is the sandbox's job, checked before they run.
  */
-export function createFileTools(root: string): ToolImplementation[] {
+export function createFileTools(
+  root: string,
+  options: FileToolsOptions = {},
+): ToolImplementation[] {
+  const locked = options.writeLock ?? (<T>(fn: () => Promise<T>) => fn());
   const at = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
   const shown = (full: string) => {
     const rel = relative(root, full);
@@ -120,7 +138,7 @@ export function createFileTools(root: string): ToolImplementation[] {
         const path = str(input, 'path');
         if (!path) return fail('read needs "path".');
         try {
-          const lines = (await readFile(at(path), 'utf8')).split('\n');
+          const lines = (await readText(at(path))).split('\n');
           if (lines.at(-1) === '') lines.pop();
           const offset = int(input, 'offset') ?? 1;
           const limit = int(input, 'limit') ?? DEFAULT_READ_LIMIT;
@@ -156,7 +174,7 @@ export function createFileTools(root: string): ToolImplementation[] {
         if (!path || content === undefined) return fail('write needs "path" and "content".');
         try {
           await mkdir(dirname(at(path)), { recursive: true, mode: PRIVATE_DIR_MODE });
-          await writeFileAtomic(at(path), content, { mode: PRIVATE_FILE_MODE });
+          await locked(() => writeFileAtomic(at(path), content, { mode: PRIVATE_FILE_MODE }));
           return { content: `Wrote ${shown(at(path))} (${content.length} characters).` };
         } catch (error) {
           return describeError(error, path);
@@ -170,22 +188,26 @@ export function createFileTools(root: string): ToolImplementation[] {
           return fail('edit needs "path", "old_string" and "new_string".');
         if (oldString === '') return fail('old_string is empty; use write to create a file.');
         try {
-          const text = await readFile(at(path), 'utf8');
-          const count = text.split(oldString).length - 1;
-          if (count === 0)
-            return fail(
-              `old_string was not found in ${path}. Read the file and copy the passage exactly.`,
+          const outcome = await locked(async (): Promise<ToolResultValue | undefined> => {
+            const text = await readText(at(path));
+            const count = text.split(oldString).length - 1;
+            if (count === 0)
+              return fail(
+                `old_string was not found in ${path}. Read the file and copy the passage exactly.`,
+              );
+            if (count > 1)
+              return fail(
+                `old_string occurs ${count} times in ${path}; include more context so it is unique.`,
+              );
+            const index = text.indexOf(oldString);
+            await writeFileAtomic(
+              at(path),
+              text.slice(0, index) + newString + text.slice(index + oldString.length),
+              { mode: PRIVATE_FILE_MODE },
             );
-          if (count > 1)
-            return fail(
-              `old_string occurs ${count} times in ${path}; include more context so it is unique.`,
-            );
-          const index = text.indexOf(oldString);
-          await writeFileAtomic(
-            at(path),
-            text.slice(0, index) + newString + text.slice(index + oldString.length),
-            { mode: PRIVATE_FILE_MODE },
-          );
+            return undefined;
+          });
+          if (outcome) return outcome;
           return { content: `Edited ${shown(at(path))}.` };
         } catch (error) {
           return describeError(error, path);
@@ -223,7 +245,7 @@ export function createFileTools(root: string): ToolImplementation[] {
           const matches: string[] = [];
           for (const file of files) {
             if (signal?.aborted) return fail('grep was aborted.');
-            const lines = (await readFile(file, 'utf8')).split('\n');
+            const lines = (await readText(file)).split('\n');
             lines.forEach((line, i) => {
               if (matches.length <= MAX_GREP_MATCHES && regex.test(line))
                 matches.push(`${shown(file)}:${i + 1}: ${line.slice(0, 300)}`);

@@ -4,10 +4,10 @@
  * executors. They translate the inputs (`file_path`, `replace_all`, `edits`) onto engram's file
  * tools; like those, they enforce nothing: the sandbox decides before they run.
  */
-import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import { createFileTools } from './file-tools.js';
+import { readRegularFile } from '../util/regular-file.js';
+import { createFileTools, type FileToolsOptions } from './file-tools.js';
 import type { ToolImplementation, ToolResultValue } from './types.js';
 
 interface EditSpec {
@@ -48,8 +48,12 @@ function applyEdits(
 }
 
 /** Claude Code's file tools over files under `root` (relative paths start there). */
-export function createHostFileTools(root: string): ToolImplementation[] {
-  const ours = new Map(createFileTools(root).map((t) => [t.definition.name, t]));
+export function createHostFileTools(
+  root: string,
+  options: FileToolsOptions = {},
+): ToolImplementation[] {
+  const ours = new Map(createFileTools(root, options).map((t) => [t.definition.name, t]));
+  const locked = options.writeLock ?? (<T>(fn: () => Promise<T>) => fn());
   const delegate =
     (name: string, map: (input: Record<string, unknown>) => Record<string, unknown>) =>
     (input: unknown, context: { signal?: AbortSignal }) => {
@@ -65,10 +69,13 @@ export function createHostFileTools(root: string): ToolImplementation[] {
       if (typeof path !== 'string' || path === '') return fail('needs "file_path".');
       const full = isAbsolute(path) ? path : resolve(root, path);
       try {
-        const result = applyEdits(await readFile(full, 'utf8'), toEdits(fields), path);
-        if (typeof result !== 'string') return result;
-        await writeFileAtomic(full, result);
-        return { content: `Edited ${path}.` };
+        return await locked(async () => {
+          const text = (await readRegularFile(full)).text;
+          const result = applyEdits(text, toEdits(fields), path);
+          if (typeof result !== 'string') return result;
+          await writeFileAtomic(full, result);
+          return { content: `Edited ${path}.` };
+        });
       } catch (error) {
         return fail(`Cannot edit ${path}: ${(error as Error).message}`);
       }

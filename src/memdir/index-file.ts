@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { readOwnFile } from '../confine/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errnoCode } from '../util/errors.js';
-import { withFileLock } from '../util/file-lock.js';
 import { memoryDirConfinement } from './confined.js';
 import { INDEX_FILE, INDEX_LINE_MAX_CHARS, INDEX_MAX_BYTES, INDEX_MAX_LINES } from './constants.js';
+import { withMemoryLock } from './dir-lock.js';
 
 export interface IndexLimits {
   maxLines: number;
@@ -223,10 +223,10 @@ export async function updateIndex(
   dir: string,
   change: (current: string) => string,
 ): Promise<string> {
-  // The lock and the index are addressed through the held directory, never through a path a
-  // concurrent process could re-point.
-  return memoryDirConfinement(dir).withDir('.', (held) =>
-    withFileLock(join(held, `.${INDEX_FILE}.lock`), async () => {
+  // The lock first (re-entrant: a save already holds it), then the index through the held
+  // directory, never through a path a concurrent process could re-point.
+  return withMemoryLock(dir, () =>
+    memoryDirConfinement(dir).withDir('.', async (held) => {
       const current = (await readOwnFile(held, INDEX_FILE)) ?? '';
       const next = change(current);
       if (next !== current) await writeFileAtomic(join(held, INDEX_FILE), next, { mode: 0o600 });

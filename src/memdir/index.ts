@@ -1,5 +1,6 @@
 export * from './audit.js';
 export * from './constants.js';
+export * from './dir-lock.js';
 export * from './freshness.js';
 export * from './frontmatter.js';
 export { headerFromHead, parseSimpleYaml } from './header.js';

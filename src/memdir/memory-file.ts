@@ -4,6 +4,7 @@ import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { EngramError, errnoCode } from '../util/errors.js';
 import { memoryDirConfinement } from './confined.js';
 import { INDEX_FILE } from './constants.js';
+import { withMemoryLock } from './dir-lock.js';
 import { parseFrontmatter, renderFrontmatter, stringField } from './frontmatter.js';
 import { removeIndexLine, renderIndexLine, updateIndex, upsertIndexLine } from './index-file.js';
 import { headerFromText, scanMemories } from './scan.js';
@@ -143,8 +144,10 @@ export interface SaveResult {
 }
 
 /**
- * Save a memory: write the topic file, then add or update its pointer in MEMORY.md.
- * Both writes are atomic; a crash between them leaves an orphan that `audit` names.
+ * Save a memory: write the topic file, then add or update its pointer in MEMORY.md, both under
+ * the directory's write lock and both atomic. A lock timeout writes nothing; a failed index update
+ * puts the previous file back (or removes the new one). Only a crash between the two renames
+ * leaves an orphan, which `audit` names.
  */
 export async function saveMemory(dir: string, input: MemoryInput): Promise<SaveResult> {
   const check = checkMemoryInput(input);
@@ -152,11 +155,24 @@ export async function saveMemory(dir: string, input: MemoryInput): Promise<SaveR
   const file = input.file ?? memoryFileName(input.name);
   const path = join(dir, file);
   const confined = memoryDirConfinement(dir);
-  const existed = (await confined.info(file)) !== undefined;
-  await confined.writeText(file, renderMemory(input), { mode: 0o600 });
+  const text = renderMemory(input);
   const indexLine = renderIndexLine(input.name, file, input.description);
-  await updateIndex(dir, (text) => upsertIndexLine(text, file, indexLine));
-  return { file, path, created: !existed, indexLine, warnings: check.warnings };
+  return withMemoryLock(dir, async () => {
+    const existed = (await confined.info(file)) !== undefined;
+    const previous = existed ? (await confined.readText(file)).text : undefined;
+    await confined.writeText(file, text, { mode: 0o600 });
+    try {
+      await updateIndex(dir, (current) => upsertIndexLine(current, file, indexLine));
+    } catch (error) {
+      const undo =
+        previous === undefined
+          ? confined.remove(file)
+          : confined.writeText(file, previous, { mode: 0o600 });
+      await undo.catch(() => {});
+      throw error;
+    }
+    return { file, path, created: !existed, indexLine, warnings: check.warnings };
+  });
 }
 
 export interface MemoryDocument {
@@ -194,20 +210,22 @@ export async function removeMemory(
 ): Promise<{ removedFile: boolean; removedIndexLine: boolean }> {
   const problem = checkExistingMemoryName(file);
   if (problem) throw new EngramError('invalid_input', problem);
-  let removedFile = true;
-  try {
-    await memoryDirConfinement(dir).remove(file);
-  } catch (error) {
-    if (errnoCode(error) !== 'ENOENT') throw error;
-    removedFile = false;
-  }
-  let removedIndexLine = false;
-  await updateIndex(dir, (text) => {
-    const next = removeIndexLine(text, file);
-    removedIndexLine = next !== text;
-    return next;
+  return withMemoryLock(dir, async () => {
+    let removedFile = true;
+    try {
+      await memoryDirConfinement(dir).remove(file);
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT') throw error;
+      removedFile = false;
+    }
+    let removedIndexLine = false;
+    await updateIndex(dir, (text) => {
+      const next = removeIndexLine(text, file);
+      removedIndexLine = next !== text;
+      return next;
+    });
+    return { removedFile, removedIndexLine };
   });
-  return { removedFile, removedIndexLine };
 }
 
 export interface RevokeOptions {
@@ -234,6 +252,10 @@ export async function revokeMemory(
     const problem = checkMemoryFileName(options.supersededBy);
     if (problem) throw new EngramError('invalid_input', problem);
   }
+  await withMemoryLock(dir, () => revokeLocked(dir, file, options));
+}
+
+async function revokeLocked(dir: string, file: string, options: RevokeOptions): Promise<void> {
   const doc = await readMemory(dir, file);
   const parsed = parseFrontmatter(doc.content);
   if (parsed.error !== undefined) {

@@ -3,7 +3,12 @@ import type { MemoryToolHandlers } from '@anthropic-ai/sdk/helpers/beta/memory';
 import { ConfinementError, uniqueEdit } from '../confine/index.js';
 import { memoryDirConfinement } from '../memdir/confined.js';
 import { INDEX_FILE } from '../memdir/constants.js';
-import { checkMemoryFileName, listMemoryFiles, readMemory } from '../memdir/index.js';
+import {
+  checkMemoryFileName,
+  listMemoryFiles,
+  readMemory,
+  withMemoryLock,
+} from '../memdir/index.js';
 import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { errnoCode } from '../util/errors.js';
 import { PRIVATE_FILE_MODE } from '../util/file-modes.js';
@@ -159,17 +164,27 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
   async function create(command: Command<'create'>): Promise<string> {
     const t = writable(command.path);
     if (t.rel === '.') throw new MemoryToolError(`File ${t.path} already exists`);
-    try {
-      await guarded(t, () =>
-        confined.writeText(t.rel, command.file_text ?? '', { exclusive: true, mode: FILE_MODE }),
-      );
-    } catch (error) {
-      if (errnoCode(error) === 'EEXIST' || errnoCode(error) === 'EISDIR') {
-        throw new MemoryToolError(`File ${t.path} already exists${await revokedNote(t)}`);
+    return withMemoryLock(root, async () => {
+      try {
+        // Exclusive AND atomic (temp, fsync, link into place): a kill leaves no file or the
+        // whole file, so a retry never meets a half-written "already exists".
+        await guarded(t, () =>
+          confined.writeText(t.rel, command.file_text ?? '', { exclusive: true, mode: FILE_MODE }),
+        );
+      } catch (error) {
+        if (errnoCode(error) === 'EEXIST' || errnoCode(error) === 'EISDIR') {
+          throw new MemoryToolError(`File ${t.path} already exists${await revokedNote(t)}`);
+        }
+        throw error;
       }
-      throw error;
-    }
-    return `File created successfully at: ${t.path}${await afterWrite(t)}`;
+      try {
+        return `File created successfully at: ${t.path}${await afterWrite(t)}`;
+      } catch (error) {
+        // The file and its index line are one save: without the line, no file either.
+        await confined.remove(t.rel).catch(() => {});
+        throw error;
+      }
+    });
   }
 
   /**
@@ -196,6 +211,11 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
 
   async function strReplace(command: Command<'str_replace'>): Promise<string> {
     const t = writable(command.path);
+    // Read, edit and write under the lock: MEMORY.md is rewritten by concurrent saves too.
+    return withMemoryLock(root, () => strReplaceLocked(t, command));
+  }
+
+  async function strReplaceLocked(t: Target, command: Command<'str_replace'>): Promise<string> {
     const content = await existingFile(t);
     const oldStr = command.old_str ?? '';
     const newStr = command.new_str ?? '';
@@ -217,6 +237,10 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
 
   async function insert(command: Command<'insert'>): Promise<string> {
     const t = writable(command.path);
+    return withMemoryLock(root, () => insertLocked(t, command));
+  }
+
+  async function insertLocked(t: Target, command: Command<'insert'>): Promise<string> {
     const content = await existingFile(t);
     const lines = content.split('\n');
     const at = command.insert_line;
@@ -303,7 +327,7 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
     create,
     str_replace: strReplace,
     insert,
-    delete: remove,
-    rename: renameCommand,
+    delete: (command) => withMemoryLock(root, () => remove(command)),
+    rename: (command) => withMemoryLock(root, () => renameCommand(command)),
   };
 }

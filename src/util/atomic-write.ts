@@ -1,14 +1,27 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm, stat } from 'node:fs/promises';
+import { link, open, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export interface AtomicWriteOptions {
   /** File mode for a newly created file (default 0o644); a rewritten file keeps its own mode. */
   mode?: number;
+  /**
+   * Create only: fail with EEXIST when the file is there. The finished temp file is
+   * hard-linked into place (atomic, never replaces), so a kill leaves no file or the whole file,
+   * never a half one under the real name that would then block a retry.
+   */
+  exclusive?: boolean;
 }
 
 /** Prefix of temp files; scans skip them and `audit` reports leftovers from crashed writers. */
 export const TEMP_PREFIX = '.engram-tmp-';
+
+/** The PID of the writer that made a temp file (`<prefix><name>.<pid>.<hex>`), if it says. */
+export function tempFileWriterPid(name: string): number | undefined {
+  if (!name.startsWith(TEMP_PREFIX)) return undefined;
+  const m = /\.(\d+)\.[0-9a-f]+$/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
 
 /**
  * Write a file so that a crash leaves either the old or the new content, never a half file:
@@ -26,10 +39,12 @@ export async function writeFileAtomic(
     `${TEMP_PREFIX}${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}`,
   );
   // A rewrite keeps the mode the person gave the file (a private index stays private).
-  const existingMode = await stat(path).then(
-    (info) => info.mode & 0o777,
-    () => undefined,
-  );
+  const existingMode = options.exclusive
+    ? undefined
+    : await stat(path).then(
+        (info) => info.mode & 0o777,
+        () => undefined,
+      );
   const mode = existingMode ?? options.mode ?? 0o644;
   const handle = await open(temp, 'wx', mode);
   try {
@@ -44,10 +59,15 @@ export async function writeFileAtomic(
   }
   await handle.close();
   try {
-    await rename(temp, path);
+    if (options.exclusive) {
+      await link(temp, path);
+      await rm(temp, { force: true });
+    } else {
+      await rename(temp, path);
+    }
   } catch (error) {
     await rm(temp, { force: true });
-    throw error;
+    throw error; // EEXIST for an exclusive create of a file that is there
   }
   await fsyncDir(dir);
 }

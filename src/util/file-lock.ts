@@ -1,12 +1,45 @@
-import { randomBytes } from 'node:crypto';
-import { link, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import {
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  stat,
+  unlink,
+  writeFile,
+} from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EngramError, errnoCode } from './errors.js';
+
+/*
+ * The lock is a directory holding exactly one claim file, named after its holder:
+ * `<pid>-<process start>-<host>-<random>`. Why this shape (see docs/durability.md):
+ *
+ * - Acquire = rename a private directory that already holds our claim onto the lock path. rename
+ *   of a directory succeeds only when the target is missing or EMPTY, so it is an atomic
+ *   compare-and-swap: after it, the lock directory holds our claim and nothing else.
+ * - Takeover never renames or deletes "whatever is at the lock path" (the old lock's flaw: between
+ *   reading a dead PID and moving the lock aside, the holder exits and a live process's lock gets
+ *   moved). It unlinks ONE claim by its unique name, and only after proving that claim's holder
+ *   dead (no such PID, or a PID reused by a process that started later). A live holder's claim has
+ *   another name, so the unlink cannot touch it. An empty lock directory is a free lock.
+ * - Nothing is judged by age: a slow live holder (a 30 MB body on a loaded disk) is never taken
+ *   over. A claim from another host cannot be judged and is waited for.
+ */
 
 export interface FileLockOptions {
   /** Give up after this long (default 10 s). */
   timeoutMs?: number;
-  /** A lock older than this is taken over even if its holder looks alive (default 30 s). */
+  /**
+   * Only for a lock FILE left by an older engram (a PID in a plain file): taken over when its PID
+   * is dead or it is older than this (default 30 s). Current locks are never judged by age.
+   */
   staleMs?: number;
 }
 
@@ -21,77 +54,201 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
+/** Process start time in clock ticks since boot (Linux), so a reused PID is told apart. */
+function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22, counted after the command name, which is in parentheses and may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19];
+  } catch {
+    return undefined;
+  }
+}
+
+const HOST = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
+const OWN_START = processStart(process.pid) ?? 'x';
+
+export interface LockClaim {
+  name: string;
+  pid: number;
+  /** Start time of the holder process, `x` when the platform does not say. */
+  start: string;
+  host: string;
+}
+
+const CLAIM_RE = /^(\d+)-([0-9x]+)-([0-9a-f]{8})-[0-9a-f]+$/;
+
+export function parseClaim(name: string): LockClaim | undefined {
+  const m = CLAIM_RE.exec(name);
+  if (!m) return undefined;
+  return { name, pid: Number(m[1]), start: m[2] ?? 'x', host: m[3] ?? '' };
+}
+
 /**
- * Run `fn` while holding an exclusive lock file (O_EXCL create holding our PID).
- * A lock left by a killed process (dead PID, or older than `staleMs`) is removed and retried,
- * so a SIGKILL in the middle of a save never wedges later writers.
+ * 'dead' only with proof: same host and no process with that PID, or one that started at another
+ * time than the claim's holder. Everything else ('alive', 'unknown') is waited for.
+ */
+export function claimHolderState(claim: LockClaim): 'alive' | 'dead' | 'unknown' {
+  if (claim.host !== HOST) return 'unknown';
+  if (!isProcessAlive(claim.pid)) return 'dead';
+  if (claim.start === 'x') return 'alive';
+  const start = processStart(claim.pid);
+  return start !== undefined && start !== claim.start ? 'dead' : 'alive';
+}
+
+/** Lock paths this async context already holds: a nested `withFileLock` on one of them just runs. */
+const held = new AsyncLocalStorage<ReadonlySet<string>>();
+
+/**
+ * Run `fn` while holding the cross-process lock at `lockPath` (a directory; see above). A lock
+ * whose holder was killed is taken over as soon as its death is proven, so a SIGKILL in the middle
+ * of a save never wedges later writers, and a live holder is never displaced. Re-entrant within
+ * one async call chain.
  */
 export async function withFileLock<T>(
   lockPath: string,
   fn: () => Promise<T>,
   options: FileLockOptions = {},
 ): Promise<T> {
+  const key = resolve(lockPath);
+  const outer = held.getStore();
+  if (outer?.has(key)) return fn();
+  const claim = await acquire(lockPath, options);
+  try {
+    return await held.run(new Set([...(outer ?? []), key]), fn);
+  } finally {
+    await release(lockPath, claim);
+  }
+}
+
+/** Staging directories of acquirers (normally gone within milliseconds). */
+export const STAGING_SUFFIX = '.acquiring';
+
+async function acquire(lockPath: string, options: FileLockOptions): Promise<string> {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const staleMs = options.staleMs ?? 30_000;
   const deadline = Date.now() + timeoutMs;
-  let delay = 2;
-  for (;;) {
-    try {
-      const handle = await open(lockPath, 'wx', 0o600);
-      await handle.writeFile(String(process.pid));
-      await handle.close();
-      break;
-    } catch (error) {
-      if (errnoCode(error) !== 'EEXIST') throw error;
-      if (await isStale(lockPath, staleMs)) {
-        await takeOverStale(lockPath, staleMs);
-        continue;
+  const claim = `${process.pid}-${OWN_START}-${HOST}-${randomBytes(6).toString('hex')}`;
+  const staging = `${lockPath}.${claim}${STAGING_SUFFIX}`;
+  await mkdir(staging, { mode: 0o700 });
+  try {
+    await writeFile(join(staging, claim), holderNote(), { mode: 0o600 });
+    let delay = 2;
+    for (;;) {
+      try {
+        await rename(staging, lockPath);
+        await verifyOnlyClaim(lockPath, claim);
+        return claim;
+      } catch (error) {
+        const code = errnoCode(error);
+        if (code === 'ENOTDIR') {
+          if (await clearLegacyLockFile(lockPath, options.staleMs ?? 30_000)) continue;
+        } else if (code !== 'ENOTEMPTY' && code !== 'EEXIST') {
+          throw error;
+        } else if ((await clearDeadClaims(lockPath)) > 0) {
+          continue;
+        }
       }
       if (Date.now() > deadline) {
-        throw new EngramError('lock_timeout', `Timed out waiting for lock ${lockPath}`);
+        throw new EngramError(
+          'lock_timeout',
+          `Timed out after ${timeoutMs} ms waiting for lock ${lockPath} (${await describeHolder(lockPath)}); nothing was written.`,
+        );
       }
       await sleep(delay + Math.random() * delay);
       delay = Math.min(delay * 2, 50);
     }
-  }
-  try {
-    return await fn();
-  } finally {
-    await rm(lockPath, { force: true });
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
   }
 }
 
-async function isStale(lockPath: string, staleMs: number): Promise<boolean> {
+function holderNote(): string {
+  return `${JSON.stringify({ pid: process.pid, host: hostname(), argv: process.argv.slice(1, 3), at: new Date().toISOString() })}\n`;
+}
+
+/** The identity check after acquisition: the lock directory holds our claim and nothing else. */
+async function verifyOnlyClaim(lockPath: string, claim: string): Promise<void> {
+  const names = await readdir(lockPath);
+  if (names.length !== 1 || names[0] !== claim) {
+    throw new EngramError(
+      'io_error',
+      `Lock ${lockPath} does not hold our claim alone after acquiring it (${names.join(', ')}); the filesystem does not give atomic directory renames.`,
+    );
+  }
+}
+
+async function release(lockPath: string, claim: string): Promise<void> {
+  await unlink(join(lockPath, claim)).catch(() => {});
+  // Empty means free already; removing it is tidiness, and fails harmlessly if re-taken.
+  await rmdir(lockPath).catch(() => {});
+}
+
+/** Holders of the lock at `lockPath` as claims (the names found in the lock directory). */
+export async function readLockClaims(lockPath: string): Promise<string[]> {
   try {
-    const [content, info] = await Promise.all([readFile(lockPath, 'utf8'), stat(lockPath)]);
-    const pid = Number.parseInt(content.trim(), 10);
-    // An empty lock means its writer died between create and write; give it a moment first.
-    if (!content.trim()) return Date.now() - info.mtimeMs > 1_000;
-    if (pid !== process.pid && !isProcessAlive(pid)) return true;
-    return Date.now() - info.mtimeMs > staleMs;
+    return await readdir(lockPath);
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return false;
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
     throw error;
   }
+}
+
+/** Remove claims whose holders are proven dead; returns how many went. */
+export async function clearDeadClaims(lockPath: string): Promise<number> {
+  let cleared = 0;
+  for (const name of await readLockClaims(lockPath)) {
+    const claim = parseClaim(name);
+    if (!claim || claimHolderState(claim) !== 'dead') continue;
+    // By its unique name: if the lock changed hands meanwhile, this claim is simply not there.
+    await unlink(join(lockPath, name)).then(
+      () => cleared++,
+      () => {},
+    );
+  }
+  if (cleared > 0) await rmdir(lockPath).catch(() => {});
+  return cleared;
 }
 
 /**
- * Remove a stale lock without racing another taker: move it aside atomically (only one process
- * can), re-check what was moved, and put it back if it turned out to be a fresh lock that another
- * process created after our staleness check.
+ * A lock FILE at the path is an older engram's lock (its PID as text). Judged by the old rule;
+ * only met once, right after an upgrade, while no older engram writes any more.
  */
-async function takeOverStale(lockPath: string, staleMs: number): Promise<void> {
-  const aside = `${lockPath}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+async function clearLegacyLockFile(lockPath: string, staleMs: number): Promise<boolean> {
   try {
-    await rename(lockPath, aside);
+    const [text, info] = await Promise.all([readFile(lockPath, 'utf8'), stat(lockPath)]);
+    if (!info.isFile()) return false;
+    const pid = Number.parseInt(text.trim(), 10);
+    const dead = !isProcessAlive(pid) || Date.now() - info.mtimeMs > staleMs;
+    if (!dead) return false;
+    await unlink(lockPath);
+    return true;
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return;
-    throw error;
+    return errnoCode(error) === 'ENOENT';
   }
-  if (await isStale(aside, staleMs)) {
-    await rm(aside, { force: true });
-    return;
+}
+
+async function describeHolder(lockPath: string): Promise<string> {
+  const names = await readLockClaims(lockPath).catch(() => []);
+  const claim = names.map(parseClaim).find((c) => c !== undefined);
+  if (!claim) return names.length ? `held by ${names.join(', ')}` : 'held by a legacy lock file';
+  const state = claimHolderState(claim);
+  if (state === 'unknown') {
+    return `held by PID ${claim.pid} on another host; if that process is gone, remove ${lockPath}`;
   }
-  await link(aside, lockPath).catch(() => {});
-  await rm(aside, { force: true });
+  return `held by PID ${claim.pid}, still running`;
+}
+
+/** Leftover staging directories beside a lock (acquirers killed before their rename). */
+export async function lockLeftovers(lockPath: string): Promise<string[]> {
+  const dir = dirname(lockPath);
+  const prefix = `${basename(lockPath)}.`;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  return names.filter((n) => {
+    if (!n.startsWith(prefix) || !n.endsWith(STAGING_SUFFIX)) return false;
+    const claim = parseClaim(n.slice(prefix.length, -STAGING_SUFFIX.length));
+    return claim !== undefined && claimHolderState(claim) === 'dead';
+  });
 }
