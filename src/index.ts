@@ -13,6 +13,7 @@ export * from './llm/index.js';
 export * from './memdir/index.js';
 export * from './memory-tool/index.js';
 export * from './recall/index.js';
+export * from './runtime/index.js';
 export * from './session/index.js';
 export { type Clock, fixedClock, type LegacyNow, resolveClock, systemClock } from './util/clock.js';
 export { EngramError, type EngramErrorCode, isEngramError } from './util/errors.js';
