@@ -9,7 +9,7 @@ const memory = (status = '') =>
   `---\nname: n\ndescription: d\ntype: user\n${status ? `status: ${status}\n` : ''}---\nbody\n`;
 
 describe('markdownLinkTargets', () => {
-  it('reads inline, angle-bracket, titled and reference links, and skips external ones', () => {
+  it('reads inline, angle-bracket, titled and reference links, and skips external ones', async () => {
     const text = [
       '- [A](a.md) — inline',
       '- [B](<b c.md>) — angle brackets',
@@ -19,7 +19,7 @@ describe('markdownLinkTargets', () => {
       '',
       '[d]: d%20e.md',
     ].join('\n');
-    expect(markdownLinkTargets(text)).toEqual(['a.md', 'b c.md', 'c.md', 'd e.md']);
+    expect(await markdownLinkTargets(text)).toEqual(['a.md', 'b c.md', 'c.md', 'd e.md']);
   });
 });
 

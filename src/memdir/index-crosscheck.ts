@@ -7,7 +7,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { marked, type Token, type Tokens } from 'marked';
+import type { Token, Tokens } from 'marked';
 import { auditFrom } from './audit.js';
 import { INDEX_FILE } from './constants.js';
 import type { MemoryHeader } from './types.js';
@@ -36,8 +36,16 @@ export function countByIndexParser(memories: MemoryHeader[], indexText: string):
   return { orphans: pick('orphan'), dangling: pick('dangling_pointer') };
 }
 
-/** Every local link target in a markdown text, decoded, without `./` or a fragment. Pure. */
-export function markdownLinkTargets(text: string): string[] {
+let markedModule: Promise<typeof import('marked')> | undefined;
+
+/**
+ * Every local link target in a markdown text, decoded, without `./` or a fragment. marked loads
+ * on first use: this module sits behind the memdir barrel, which a prompt's hook process imports,
+ * and the hook must not pay for a markdown parser it never uses.
+ */
+export async function markdownLinkTargets(text: string): Promise<string[]> {
+  markedModule ??= import('marked');
+  const { marked } = await markedModule;
   const targets: string[] = [];
   const visit = (tokens: readonly Token[] | undefined) => {
     for (const t of tokens ?? []) {
@@ -66,7 +74,7 @@ export function markdownLinkTargets(text: string): string[] {
 export async function countByLinkScan(dir: string, indexText: string): Promise<IndexCount> {
   const files = await listMarkdown(dir, '');
   const present = new Set(files.map((f) => f.file));
-  const linked = new Set(markdownLinkTargets(indexText));
+  const linked = new Set(await markdownLinkTargets(indexText));
   return {
     orphans: files
       .filter((f) => !f.revoked && !linked.has(f.file))
