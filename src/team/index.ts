@@ -2,6 +2,8 @@ export * from './checksum.js';
 export * from './client/index.js';
 export * from './keys.js';
 export * from './limits.js';
+export * from './load/run-team-load.js';
+export * from './local-team-server.js';
 export * from './secrets/index.js';
 export * from './server/index.js';
 export * from './storage/open-store.js';

@@ -47,3 +47,29 @@ export async function startServeProcess(
     },
   };
 }
+
+/** The PostgreSQL the tests use (`ENGRAM_TEST_PG_URL`, else local trust auth); never skipped. */
+export const PG_URL = process.env.ENGRAM_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export async function pgQuery(sql: string): Promise<unknown[]> {
+  const pg = (await import('pg')).default;
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(
+      `PostgreSQL is not reachable at ${PG_URL} (${String(error)}): start it (see .ci/run)`,
+    );
+  }
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+export function pgUrlWithSchema(schema: string): string {
+  const url = new URL(PG_URL);
+  url.searchParams.set('schema', schema);
+  return url.toString();
+}

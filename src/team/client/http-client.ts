@@ -6,6 +6,8 @@ export interface TeamHttpOptions {
   repo: string;
   /** Per request (default 30 s). */
   timeoutMs?: number;
+  /** Called after every request (for load figures; never sees content). */
+  onRequest?: (info: { method: string; status: number; ms: number }) => void;
 }
 
 export type HttpResult<T> =
@@ -67,7 +69,9 @@ export class TeamHttpClient {
     if (ifVersion !== undefined) headers['if-match'] = etagFor(ifVersion);
     this.requests++;
     if (body !== undefined) this.sentBodies.push(Buffer.byteLength(body));
+    const started = performance.now();
     let response: Response;
+    let text: string;
     try {
       response = await fetch(url, {
         method,
@@ -75,11 +79,13 @@ export class TeamHttpClient {
         ...(body !== undefined ? { body } : {}),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
       });
+      text = await response.text();
     } catch (error) {
+      this.options.onRequest?.({ method, status: 0, ms: performance.now() - started });
       const cause = (error as { cause?: { code?: string } }).cause?.code;
       return { ok: false, status: 0, error: cause ?? String(error) };
     }
-    const text = await response.text().catch(() => '');
+    this.options.onRequest?.({ method, status: response.status, ms: performance.now() - started });
     let parsed: Record<string, unknown> = {};
     try {
       parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};

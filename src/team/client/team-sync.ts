@@ -53,6 +53,9 @@ export interface TeamSyncOptions {
   /** Refresh-and-retry rounds after a 412 (default 3). */
   maxConflictRounds?: number;
   onProgress?: (progress: { batch: number; batches: number; keys: number }) => void;
+  /** Every batch the server committed: its keys' checksums and the version it created. */
+  onCommit?: (commit: { version: number; checksums: Record<string, string> }) => void;
+  onRequest?: (info: { method: string; status: number; ms: number }) => void;
 }
 
 interface Suppression {
@@ -115,7 +118,10 @@ export class TeamSync {
     }
     const full = { url: config.url, token: config.token, repo: config.repo };
     if (!this.lastHttp || !sameTeamConfig(this.lastHttp.options, full)) {
-      this.lastHttp = new TeamHttpClient(full);
+      this.lastHttp = new TeamHttpClient({
+        ...full,
+        ...(this.options.onRequest ? { onRequest: this.options.onRequest } : {}),
+      });
     }
     return { ok: true, http: this.lastHttp, config: full };
   }
@@ -215,13 +221,17 @@ export class TeamSync {
       state = fresh.state;
     }
     const rounds = this.options.maxConflictRounds ?? 3;
+    // How long one refresh-and-put took: the window in which another writer can get in first.
+    let windowStart = performance.now();
     for (let round = 0; ; round++) {
       const changed = new Map<string, string>();
       for (const [key, content] of local.contents) {
         if (state.checksums[key] !== teamChecksum(content)) changed.set(key, content);
       }
       const plan = packBatches(changed, maxBodyBytes);
-      for (const key of plan.tooLarge) report.skipped.push({ key, reason: 'too_large' });
+      if (round === 0) {
+        for (const key of plan.tooLarge) report.skipped.push({ key, reason: 'too_large' });
+      }
       let conflicted = false;
       for (const [i, batch] of plan.batches.entries()) {
         this.options.onProgress?.({
@@ -232,7 +242,10 @@ export class TeamSync {
         const res = await http.put(batch.body, state.version);
         if (res.ok) {
           state.version = res.version;
-          for (const key of batch.keys) state.checksums[key] = teamChecksum(changed.get(key)!);
+          const committed: Record<string, string> = {};
+          for (const key of batch.keys) committed[key] = teamChecksum(changed.get(key)!);
+          Object.assign(state.checksums, committed);
+          this.options.onCommit?.({ version: res.version, checksums: committed });
           report.pushed.push(...batch.keys);
           report.batches++;
           await saveSyncState(teamDir, state);
@@ -257,6 +270,12 @@ export class TeamSync {
           config,
         );
       }
+      // Writers that collided would collide again in lockstep: each waits a random pause that grows
+      // fourfold per round and is scaled by how long a round takes on this server (a busy server
+      // means a wider window in which another writer gets in first), so they spread apart.
+      const window = Math.max(20, performance.now() - windowStart);
+      await sleep(Math.min(MAX_CONFLICT_PAUSE_MS, Math.random() * window * 4 ** (round + 1)));
+      windowStart = performance.now();
       // The cheap path: checksums and version only, never the entries' bodies.
       const fresh = await this.refresh(http, config, state);
       if (!fresh.ok) return this.fail(report, fresh.failure, config);
@@ -309,6 +328,10 @@ export class TeamSync {
     await saveSyncState(this.options.teamDir, state);
   }
 }
+
+/** The longest pause between two conflict rounds. */
+const MAX_CONFLICT_PAUSE_MS = 15_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function failureOf(res: Exclude<HttpResult<unknown>, { ok: true }>): PushFailure {
   if ('error' in res)

@@ -22,6 +22,27 @@ export type AuthDecision =
   | { ok: true; record: TokenRecord }
   | { ok: false; status: 401 | 403; error: string };
 
+/**
+ * Tokens never change once created, so a found one is remembered (per store, bounded): it saves a
+ * database round trip on every request, which also narrows the window between a client's hashes
+ * refresh and its next PUT. Unknown tokens are not cached (one may be created at any time).
+ */
+const tokenCache = new WeakMap<TeamStore, Map<string, TokenRecord>>();
+const TOKEN_CACHE_MAX = 1000;
+
+async function findTokenCached(store: TeamStore, hash: string): Promise<TokenRecord | undefined> {
+  let cache = tokenCache.get(store);
+  if (!cache) tokenCache.set(store, (cache = new Map()));
+  const hit = cache.get(hash);
+  if (hit) return hit;
+  const record = await store.findToken(hash);
+  if (record) {
+    if (cache.size >= TOKEN_CACHE_MAX) cache.delete(cache.keys().next().value!);
+    cache.set(hash, record);
+  }
+  return record;
+}
+
 /** Who may do what: a token opens its own repo only, and writes need the write right. */
 export async function authorize(
   store: TeamStore,
@@ -31,7 +52,7 @@ export async function authorize(
 ): Promise<AuthDecision> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   if (!match) return { ok: false, status: 401, error: 'missing_token' };
-  const record = await store.findToken(hashToken(match[1]!));
+  const record = await findTokenCached(store, hashToken(match[1]!));
   if (!record) return { ok: false, status: 401, error: 'invalid_token' };
   if (record.repo !== repo) return { ok: false, status: 403, error: 'wrong_repo' };
   if (needsWrite && !record.write) return { ok: false, status: 403, error: 'read_only_token' };

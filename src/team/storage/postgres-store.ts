@@ -117,20 +117,17 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       });
     },
     async getHashes(repo) {
-      return readSnapshot(pool, async (client) => {
-        const v = await client.query<{ version: string }>(
-          `SELECT version FROM ${s}.repos WHERE name = $1`,
-          [repo],
-        );
-        if (!v.rows[0]) return undefined;
-        const e = await client.query<{ key: string; checksum: string }>(
-          `SELECT key, checksum FROM ${s}.entries WHERE repo = $1 ORDER BY key`,
-          [repo],
-        );
-        const checksums: Record<string, string> = {};
-        for (const row of e.rows) checksums[row.key] = row.checksum;
-        return { version: Number(v.rows[0].version), checksums };
-      });
+      // One statement is one snapshot: the version and the checksums belong together. One round
+      // trip also keeps the conflict window (hashes read → next PUT) short.
+      const r = await pool.query<{ version: string; key: string | null; checksum: string | null }>(
+        `SELECT r.version, e.key, e.checksum FROM ${s}.repos r
+         LEFT JOIN ${s}.entries e ON e.repo = r.name WHERE r.name = $1 ORDER BY e.key`,
+        [repo],
+      );
+      if (!r.rows[0]) return undefined;
+      const checksums: Record<string, string> = {};
+      for (const row of r.rows) if (row.key !== null) checksums[row.key] = row.checksum!;
+      return { version: Number(r.rows[0].version), checksums };
     },
     async putEntries(repo, entries, options): Promise<PutOutcome> {
       return tx(async (client) => {
