@@ -1,4 +1,5 @@
 import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { TEMP_PREFIX } from '../util/atomic-write.js';
 import { errnoCode } from '../util/errors.js';
 import { INDEX_FILE, INDEX_MAX_BYTES, INDEX_MAX_LINES } from './constants.js';
@@ -43,7 +44,8 @@ export interface AuditReport {
  */
 export async function auditMemoryDir(dir: string): Promise<AuditReport> {
   const scan = await scanMemories(dir, { cap: Number.POSITIVE_INFINITY });
-  const report = auditFrom(dir, scan.memories, (await readIndexRaw(dir)) ?? '');
+  const nested = await nestedIndexed(dir, scan.memories);
+  const report = auditFrom(dir, scan.memories, (await readIndexRaw(dir)) ?? '', nested);
   const problems = [...report.problems, ...(await leftoverTempFiles(dir))];
   return { ...report, problems, ok: problems.length === 0 };
 }
@@ -64,8 +66,29 @@ async function leftoverTempFiles(dir: string): Promise<AuditProblem[]> {
     }));
 }
 
+/**
+ * Files listed by the MEMORY.md of a layer folder they live in (the team layer, `team/`, keeps
+ * its own index): such a file is indexed even though the top index does not name it.
+ */
+async function nestedIndexed(dir: string, memories: MemoryHeader[]): Promise<Set<string>> {
+  const folders = new Set(
+    memories.filter((m) => m.file.includes('/')).map((m) => m.file.slice(0, m.file.indexOf('/'))),
+  );
+  const indexed = new Set<string>();
+  for (const folder of folders) {
+    const text = await readIndexRaw(join(dir, folder)).catch(() => undefined);
+    for (const e of parseIndexEntries(text ?? '')) indexed.add(`${folder}/${e.file}`);
+  }
+  return indexed;
+}
+
 /** The audit's decisions from already-read data. Pure. */
-export function auditFrom(dir: string, memories: MemoryHeader[], indexText: string): AuditReport {
+export function auditFrom(
+  dir: string,
+  memories: MemoryHeader[],
+  indexText: string,
+  indexedElsewhere: ReadonlySet<string> = new Set(),
+): AuditReport {
   const problems: AuditProblem[] = [];
   const entries = parseIndexEntries(indexText);
   const byFile = new Map(memories.map((m) => [m.file, m]));
@@ -89,7 +112,7 @@ export function auditFrom(dir: string, memories: MemoryHeader[], indexText: stri
     }
   }
   for (const m of memories) {
-    if (m.status === 'active' && !indexed.has(m.file)) {
+    if (m.status === 'active' && !indexed.has(m.file) && !indexedElsewhere.has(m.file)) {
       problems.push({
         kind: 'orphan',
         file: m.file,

@@ -1,6 +1,7 @@
 import type { EngramEnvironment } from '../config/index.js';
 import { loadIndex, memoryGuidance } from '../memdir/index.js';
 import { readSessionNotes } from '../session/read-notes.js';
+import { teamIndexSection } from '../team/layer.js';
 import { indexSection, notesSection } from './prompts.js';
 
 export interface SystemPromptParts {
@@ -10,11 +11,13 @@ export interface SystemPromptParts {
   index: { content: string; path: string };
   /** The session's notes, after a compaction. */
   notes?: { content: string; path: string };
+  /** The team layer's index section (already rendered by the team layer), when it has one. */
+  team?: string;
 }
 
 /**
  * The one system-prompt assembly: instructions, memory guidance, session notes (after a
- * compaction), the index. Every door renders these bytes. Pure.
+ * compaction), the index, then the team layer's index. Every door renders these bytes. Pure.
  */
 export function assembleSystemPrompt(parts: SystemPromptParts): string {
   const out: string[] = [];
@@ -23,6 +26,7 @@ export function assembleSystemPrompt(parts: SystemPromptParts): string {
   out.push(memoryGuidance({ memoryDir: parts.memoryDir }));
   if (parts.notes) out.push(notesSection(parts.notes.content, parts.notes.path));
   out.push(indexSection(parts.index.content, parts.index.path));
+  if (parts.team) out.push(parts.team);
   return `${out.join('\n\n')}\n`;
 }
 
@@ -42,7 +46,7 @@ export interface BuildSystemPromptOptions {
  * edited AGENTS.md while a running session's prompt prefix never changes under it.
  */
 export async function buildSystemPrompt(options: BuildSystemPromptOptions): Promise<string> {
-  const [instructions, index, notes] = await Promise.all([
+  const [instructions, index, notes, team] = await Promise.all([
     options.instructions === false
       ? undefined
       : import('../instructions/index.js').then(({ loadInstructions }) =>
@@ -52,6 +56,7 @@ export async function buildSystemPrompt(options: BuildSystemPromptOptions): Prom
     options.afterCompaction
       ? readSessionNotes(options.environment, options.sessionId).catch(() => undefined)
       : undefined,
+    teamIndexSection(options.memoryDir),
   ]);
   return assembleSystemPrompt({
     ...(instructions ? { instructions: instructions.prompt } : {}),
@@ -60,5 +65,6 @@ export async function buildSystemPrompt(options: BuildSystemPromptOptions): Prom
     ...(notes?.exists && !notes.templateOnly
       ? { notes: { content: notes.content, path: notes.path } }
       : {}),
+    ...(team ? { team } : {}),
   });
 }

@@ -271,10 +271,10 @@ export class TeamSync {
         );
       }
       // Writers that collided would collide again in lockstep: each waits a random pause that grows
-      // fourfold per round and is scaled by how long a round takes on this server (a busy server
+      // sixfold per round and is scaled by how long a round takes on this server (a busy server
       // means a wider window in which another writer gets in first), so they spread apart.
       const window = Math.max(20, performance.now() - windowStart);
-      await sleep(Math.min(MAX_CONFLICT_PAUSE_MS, Math.random() * window * 4 ** (round + 1)));
+      await sleep(Math.min(MAX_CONFLICT_PAUSE_MS, Math.random() * window * 6 ** (round + 1)));
       windowStart = performance.now();
       // The cheap path: checksums and version only, never the entries' bodies.
       const fresh = await this.refresh(http, config, state);

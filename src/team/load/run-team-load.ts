@@ -70,6 +70,8 @@ export async function runTeamLoad(options: TeamLoadOptions): Promise<TeamLoadRes
         onCommit: (c) => result.commits.push(c),
         onRequest: (r) => latencies.push(r.ms),
       });
+      // Clients come and go on their own schedule; none starts in the same millisecond as another.
+      await new Promise((r) => setTimeout(r, Math.random() * thinkMax));
       for (let n = 0; performance.now() < deadline; n++) {
         const key = `shared/k${Math.floor(Math.random() * options.keys)}.md`;
         await writeFile(

@@ -1,0 +1,66 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openMemory } from '../facade/open-memory.js';
+import { auditMemoryDir, saveMemory, scanMemories } from '../memdir/index.js';
+import { isTeamMemoryFile, teamDirOf } from './client/team-files.js';
+import { TEAM_INDEX_HEADING } from './prompts.js';
+
+let root: string;
+let memoryDir: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), 'engram-team-layer-'));
+  memoryDir = join(root, 'memory');
+  await mkdir(join(root, 'project'), { recursive: true });
+  await saveMemory(memoryDir, {
+    type: 'user',
+    name: 'tabs',
+    description: 'prefers tabs over spaces',
+    body: 'Tabs.',
+  });
+  await saveMemory(teamDirOf(memoryDir), {
+    type: 'project',
+    name: 'release train',
+    description: 'no deploys on fridays; the train leaves thursday',
+    body: 'No deploys on Fridays.\n**Why:** on-call is thin.\n**How to apply:** ship by Thursday.',
+  });
+});
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+describe('the team layer in the memory directory', () => {
+  it('is scanned with the other memories and marked by its team/ prefix', async () => {
+    const files = (await scanMemories(memoryDir)).memories.map((m) => m.file).sort();
+    expect(files).toEqual(['tabs.md', 'team/release-train.md']);
+    expect(files.filter(isTeamMemoryFile)).toEqual(['team/release-train.md']);
+  });
+
+  it('is indexed by its own MEMORY.md, so the audit does not call its files orphans', async () => {
+    expect((await auditMemoryDir(memoryDir)).problems).toEqual([]);
+    await saveMemory(memoryDir, {
+      type: 'project',
+      name: 'stray',
+      description: 'a team file without an index line',
+      body: 'x\n**Why:** y\n**How to apply:** z',
+      file: 'elsewhere.md',
+    });
+    const { rename } = await import('node:fs/promises');
+    await rename(join(memoryDir, 'elsewhere.md'), join(teamDirOf(memoryDir), 'stray.md'));
+    const problems = (await auditMemoryDir(memoryDir)).problems;
+    expect(problems.map((p) => [p.kind, p.file])).toContainEqual(['orphan', 'team/stray.md']);
+  });
+
+  it('puts the team index into the system prompt, after the personal one, marked as team', async () => {
+    const memory = await openMemory({
+      cwd: join(root, 'project'),
+      memoryDir,
+      env: {},
+      homedir: root,
+      instructions: false,
+    });
+    const prompt = await memory.systemPrompt();
+    const team = prompt.indexOf(TEAM_INDEX_HEADING);
+    expect(team).toBeGreaterThan(prompt.indexOf('tabs.md'));
+    expect(prompt.slice(team)).toContain('(release-train.md)');
+  });
+});
