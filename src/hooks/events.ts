@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { createClaimVerifier } from '../drift/index.js';
 import { INDEX_FILE } from '../memdir/index.js';
+import { pullTeamAtSessionStart } from '../team/layer.js';
 import { isEngramError } from '../util/errors.js';
 import { type HookContext, runtimeOf } from './context.js';
 import type { HookInput } from './input.js';
@@ -31,6 +32,9 @@ export const DEFAULT_RECALL_BUDGET_MS = 5_000;
  */
 export async function sessionStartHook(input: HookInput, ctx: HookContext): Promise<HookOutput> {
   const engram = runtimeOf(ctx);
+  // The team layer is fresh when the session starts (a no-op without a configured team server).
+  const pulled = await pullTeamAtSessionStart(engram.memoryDir, ctx.environment);
+  if (pulled?.failure) ctx.log?.(`engram: team pull failed: ${pulled.failure.message}`);
   const session = engram.openSession({
     ...(input.sessionId !== undefined ? { sessionId: input.sessionId } : {}),
     instructions: false,

@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openMemory } from '../facade/open-memory.js';
+import { sessionStartHook } from '../hooks/events.js';
 import { auditMemoryDir, saveMemory, scanMemories } from '../memdir/index.js';
 import { isTeamMemoryFile, teamDirOf } from './client/team-files.js';
+import { startLocalTeamServer } from './local-team-server.js';
 import { TEAM_INDEX_HEADING } from './prompts.js';
 
 let root: string;
@@ -62,5 +64,48 @@ describe('the team layer in the memory directory', () => {
     const team = prompt.indexOf(TEAM_INDEX_HEADING);
     expect(team).toBeGreaterThan(prompt.indexOf('tabs.md'));
     expect(prompt.slice(team)).toContain('(release-train.md)');
+  });
+});
+
+describe('the team layer at session start', () => {
+  it('pulls from the configured team server before the indexes are read', async () => {
+    const server = await startLocalTeamServer();
+    try {
+      const token = await server.token('acme');
+      await server.store.putEntries(
+        'acme',
+        [
+          { key: 'MEMORY.md', content: '- [On-call](on-call.md) — who is on call this week\n' },
+          {
+            key: 'on-call.md',
+            content:
+              '---\nname: on-call\ndescription: who is on call\ntype: reference\n---\nDana.\n',
+          },
+        ],
+        { maxEntries: 10 },
+      );
+      const env = {
+        ENGRAM_TEAM_URL: server.url,
+        ENGRAM_TEAM_TOKEN: token,
+        ENGRAM_TEAM_REPO: 'acme',
+      };
+      const out = await sessionStartHook(
+        { source: 'startup', raw: {} },
+        { environment: { cwd: join(root, 'project'), env, homedir: root }, memoryDir },
+      );
+      const text = out.hookSpecificOutput?.additionalContext ?? '';
+      expect(text).toContain(TEAM_INDEX_HEADING);
+      expect(text).toContain('(on-call.md)');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('sends nothing when no team server is configured', async () => {
+    const out = await sessionStartHook(
+      { source: 'startup', raw: {} },
+      { environment: { cwd: join(root, 'project'), env: {}, homedir: root }, memoryDir },
+    );
+    expect(out.hookSpecificOutput?.additionalContext).toContain('(release-train.md)');
   });
 });

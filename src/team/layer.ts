@@ -1,5 +1,8 @@
+import type { EngramEnvironment } from '../config/index.js';
 import { loadIndex } from '../memdir/index.js';
+import { resolveTeamConfig } from './client/config.js';
 import { teamDirOf } from './client/team-files.js';
+import { type PullReport, TeamSync } from './client/team-sync.js';
 import { teamIndexPromptSection } from './prompts.js';
 
 /**
@@ -11,4 +14,28 @@ export async function teamIndexSection(memoryDir: string): Promise<string | unde
   const index = await loadIndex(teamDirOf(memoryDir)).catch(() => undefined);
   if (!index?.exists || index.content.trim() === '') return undefined;
   return teamIndexPromptSection(index.content, index.path);
+}
+
+/** A session start waits at most this long for the team server. */
+export const SESSION_START_PULL_MS = 3000;
+
+/**
+ * Pull the team layer when a session starts, if a team server is configured (environment or user
+ * settings); otherwise nothing happens and nothing is sent. A slow or absent server costs at most
+ * `timeoutMs`: the session goes on with the team files already on disk.
+ */
+export async function pullTeamAtSessionStart(
+  memoryDir: string,
+  environment: EngramEnvironment,
+  timeoutMs = SESSION_START_PULL_MS,
+): Promise<PullReport | undefined> {
+  let config: ReturnType<typeof resolveTeamConfig>;
+  try {
+    config = resolveTeamConfig(environment);
+  } catch {
+    return undefined; // unreadable user settings: the settings loader reports that elsewhere
+  }
+  if (!config.url || !config.token || !config.repo) return undefined;
+  const sync = new TeamSync({ teamDir: teamDirOf(memoryDir), config: () => config, timeoutMs });
+  return sync.pull().catch(() => undefined);
 }

@@ -56,6 +56,8 @@ export interface TeamSyncOptions {
   /** Every batch the server committed: its keys' checksums and the version it created. */
   onCommit?: (commit: { version: number; checksums: Record<string, string> }) => void;
   onRequest?: (info: { method: string; status: number; ms: number }) => void;
+  /** Per HTTP request (default 30 s). */
+  timeoutMs?: number;
 }
 
 interface Suppression {
@@ -121,6 +123,7 @@ export class TeamSync {
       this.lastHttp = new TeamHttpClient({
         ...full,
         ...(this.options.onRequest ? { onRequest: this.options.onRequest } : {}),
+        ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
       });
     }
     return { ok: true, http: this.lastHttp, config: full };
