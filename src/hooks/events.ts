@@ -33,7 +33,7 @@ export const DEFAULT_RECALL_BUDGET_MS = 5_000;
 export async function sessionStartHook(input: HookInput, ctx: HookContext): Promise<HookOutput> {
   const engram = runtimeOf(ctx);
   // The team layer is fresh when the session starts (a no-op without a configured team server).
-  const pulled = await pullTeamAtSessionStart(engram.memoryDir, ctx.environment);
+  const pulled = await pullTeamAtSessionStart(engram.memoryDir, engram.environment);
   if (pulled?.failure) ctx.log?.(`engram: team pull failed: ${pulled.failure.message}`);
   const session = engram.openSession({
     ...(input.sessionId !== undefined ? { sessionId: input.sessionId } : {}),

@@ -118,7 +118,7 @@ describe('engram team (CLI and server as processes)', () => {
     const carol = await user('carol');
     const team = join(carol.memory, 'team');
     await mkdir(team, { recursive: true });
-    const key = ['AK', 'IA'].join('') + 'QX7ZB2K5M3N4P6R7';
+    const key = `${['AK', 'IA'].join('')}QX7ZB2K5M3N4P6R7`;
     await writeFile(
       join(team, 'aws.md'),
       `---\nname: aws\ndescription: aws access\ntype: reference\n---\nkey ${key}\n`,

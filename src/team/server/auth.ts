@@ -32,7 +32,10 @@ const TOKEN_CACHE_MAX = 1000;
 
 async function findTokenCached(store: TeamStore, hash: string): Promise<TokenRecord | undefined> {
   let cache = tokenCache.get(store);
-  if (!cache) tokenCache.set(store, (cache = new Map()));
+  if (!cache) {
+    cache = new Map();
+    tokenCache.set(store, cache);
+  }
   const hit = cache.get(hash);
   if (hit) return hit;
   const record = await store.findToken(hash);
