@@ -13,6 +13,8 @@ export interface ClaimCacheEntry {
   identity: string;
   /** The project state the checks were made against (HEAD + worktree status). */
   state: string;
+  /** The cheap key (HEAD + index stat) seen when the checks were made; see ProjectProbe.quickState. */
+  quickState?: string;
   checkedAt: string;
   checks: ClaimCheck[];
 }
@@ -45,15 +47,20 @@ export async function readClaimCache(path: string): Promise<ClaimCache> {
   return { version: 1, entries: {} };
 }
 
-/** The cached checks for this memory text in this project state, if any. Pure. */
+/**
+ * The cached checks for this memory text in this project state, if any: matched on the full
+ * state, or on the quick one when that is all the caller could afford. Pure.
+ */
 export function cachedChecks(
   cache: ClaimCache,
   file: string,
   identity: string,
-  state: string,
+  state: { full?: string; quick?: string },
 ): ClaimCheck[] | undefined {
   const entry = Object.hasOwn(cache.entries, file) ? cache.entries[file] : undefined;
-  return entry && entry.identity === identity && entry.state === state ? entry.checks : undefined;
+  if (!entry || entry.identity !== identity) return undefined;
+  if (state.full !== undefined) return entry.state === state.full ? entry.checks : undefined;
+  return state.quick !== undefined && entry.quickState === state.quick ? entry.checks : undefined;
 }
 
 /** Merge new entries into the cache file under a lock (several hooks and refreshes may write). */

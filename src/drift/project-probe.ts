@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { open, readdir } from 'node:fs/promises';
-import { isAbsolute, join, relative, sep } from 'node:path';
+import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { findGitLocation } from '../config/git-root.js';
 import { runGit } from './git.js';
 
@@ -17,6 +17,12 @@ export interface ProjectProbe {
    * walk, a time bucket (nothing cheaper says the tree changed).
    */
   state(): Promise<string>;
+  /**
+   * A cheaper key read without starting a process (HEAD and the git index's size and mtime): what
+   * a one-shot process on a turn's path can afford. It misses worktree edits git has not noticed
+   * yet, so it only ever selects a cached answer; checks are always keyed by `state()`.
+   */
+  quickState(): Promise<string>;
   /** The project's files, relative with `/` separators (bounded). */
   files(): Promise<readonly string[]>;
   /** Whether the text occurs in some project file (the memory directory excluded). */
@@ -79,6 +85,7 @@ export function gitProbe(root: string, options: ProbeOptions = {}): ProjectProbe
       const hash = createHash('sha256').update(status.stdout).digest('hex').slice(0, 16);
       return `git:${head}:${hash}`;
     },
+    quickState: () => quickGitState(root),
     files() {
       files ??= runGit(
         root,
@@ -113,6 +120,9 @@ export function walkProbe(root: string, options: ProbeOptions = {}): ProjectProb
     async state() {
       return `walk:${Math.floor(now() / WALK_STATE_TTL_MS)}`;
     },
+    async quickState() {
+      return `walk:${Math.floor(now() / WALK_STATE_TTL_MS)}`;
+    },
     files: list,
     async contains(text) {
       for (const file of await list()) {
@@ -127,6 +137,41 @@ export function walkProbe(root: string, options: ProbeOptions = {}): ProjectProb
       return options.signal?.aborted ? undefined : false;
     },
   };
+}
+
+/** HEAD's commit and the index's stat, from the files in `.git` (linked worktrees too). */
+export async function quickGitState(root: string): Promise<string> {
+  let gitDir = join(root, '.git');
+  if ((await stat(gitDir)).isFile()) {
+    const m = /^gitdir:\s*(.+)$/m.exec(await readFile(gitDir, 'utf8'));
+    if (!m?.[1]) throw new Error('unreadable .git file');
+    gitDir = resolve(root, m[1].trim());
+  }
+  const common = await readFile(join(gitDir, 'commondir'), 'utf8').then(
+    (t) => resolve(gitDir, t.trim()),
+    () => gitDir,
+  );
+  const head = (await readFile(join(gitDir, 'HEAD'), 'utf8')).trim();
+  let commit = head;
+  const ref = /^ref:\s*(\S+)$/.exec(head)?.[1];
+  if (ref) {
+    commit = await readFile(join(common, ref), 'utf8').then(
+      (t) => t.trim(),
+      async () => {
+        const packed = await readFile(join(common, 'packed-refs'), 'utf8').catch(() => '');
+        return (
+          new RegExp(`^([0-9a-f]+) ${ref.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm').exec(
+            packed,
+          )?.[1] ?? `${ref}:unborn`
+        );
+      },
+    );
+  }
+  const index = await stat(join(gitDir, 'index')).then(
+    (s) => `${s.size}:${s.mtimeMs}`,
+    () => 'no-index',
+  );
+  return `quick:${dirname(gitDir) === root ? '' : gitDir}:${commit}:${index}`;
 }
 
 async function walk(root: string, excluded: string | undefined, signal?: AbortSignal) {

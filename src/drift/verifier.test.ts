@@ -150,3 +150,18 @@ describe('claim verification against a git project', () => {
 function createProbe(root: string, memoryDir: string): ProjectProbe {
   return projectProbe(root, { memoryDir });
 }
+
+describe('the quick project state a hook can afford', () => {
+  it('changes with a commit and with git add, without starting a process', async () => {
+    const root = fixtureProject({ 'a.ts': 'x\n' });
+    const probe = projectProbe(root);
+    const first = await probe.quickState();
+    expect(await probe.quickState()).toBe(first);
+    writeFileSync(join(root, 'b.ts'), 'y\n');
+    git(root, 'add', 'b.ts');
+    const staged = await probe.quickState();
+    expect(staged).not.toBe(first);
+    git(root, 'commit', '-q', '-m', 'b');
+    expect(await probe.quickState()).not.toBe(staged);
+  });
+});

@@ -68,13 +68,14 @@ export function createClaimVerifier(options: ClaimVerifierOptions): ClaimVerifie
   const cacheFile = options.cacheFile ?? claimCachePath(options.memoryDir);
   const disposal = new AbortController();
   interface Round {
+    mode: 'check' | 'cache-only';
     probe: ProjectProbe;
     /** Ends the round's git processes when its budget is spent. */
     abort: AbortController;
-    ready: Promise<{ state: string | undefined; cache: ClaimCache }>;
+    ready: Promise<{ state: string | undefined; quick: string | undefined; cache: ClaimCache }>;
   }
   // One round per verification: a long-lived host (MCP server, library) sees renames made since.
-  const startRound = (): Round => {
+  const startRound = (mode: 'check' | 'cache-only'): Round => {
     const abort = new AbortController();
     const probe =
       options.probe ??
@@ -83,11 +84,15 @@ export function createClaimVerifier(options: ClaimVerifierOptions): ClaimVerifie
         signal: AbortSignal.any([disposal.signal, abort.signal]),
         ...(options.now ? { nowMs: options.now } : {}),
       });
+    // Cache-only answers must be ready at once, so they skip the full state (a git process).
+    const full =
+      mode === 'cache-only' ? Promise.resolve(undefined) : probe.state().catch(() => undefined);
     const ready = Promise.all([
-      probe.state().catch(() => undefined),
+      full,
+      probe.quickState().catch(() => undefined),
       readClaimCache(cacheFile),
-    ]).then(([state, cache]) => ({ state, cache }));
-    return { probe, abort, ready };
+    ]).then(([state, quick, cache]) => ({ state, quick, cache }));
+    return { mode, probe, abort, ready };
   };
   let next: Round | undefined;
 
@@ -97,17 +102,19 @@ export function createClaimVerifier(options: ClaimVerifierOptions): ClaimVerifie
   ): Promise<Map<string, MemoryVerification>> {
     const out = new Map<string, MemoryVerification>();
     const signal = AbortSignal.any([AbortSignal.timeout(budgetMs), disposal.signal]);
-    const round = next ?? startRound();
+    const round = next?.mode === mode ? next : startRound(mode);
     next = undefined;
     const { probe } = round;
     signal.addEventListener('abort', () => round.abort.abort(), { once: true });
-    const { state, cache } = await raceSignal(round.ready, signal);
-    if (state === undefined) return out; // the project cannot be read: no verdicts at all
+    const { state, quick, cache } = await raceSignal(round.ready, signal);
+    // The project cannot be read: no verdicts at all.
+    if (mode === 'cache-only' ? quick === undefined : state === undefined) return out;
+    const key = mode === 'cache-only' ? { quick: quick! } : { full: state! };
     const misses: VerifyRequest[] = [];
     for (const r of requests) {
       const checks = options.fresh
         ? undefined
-        : cachedChecks(cache, r.file, memoryIdentity(r.file, r.content), state);
+        : cachedChecks(cache, r.file, memoryIdentity(r.file, r.content), key);
       if (checks) out.set(r.file, summarizeChecks(r.file, checks));
       else misses.push(r);
     }
@@ -125,7 +132,8 @@ export function createClaimVerifier(options: ClaimVerifierOptions): ClaimVerifie
       out.set(r.file, summarizeChecks(r.file, checks));
       updates[r.file] = {
         identity: memoryIdentity(r.file, r.content),
-        state,
+        state: state!,
+        ...(quick ? { quickState: quick } : {}),
         checkedAt: new Date(options.now?.() ?? Date.now()).toISOString(),
         checks,
       };
@@ -137,7 +145,7 @@ export function createClaimVerifier(options: ClaimVerifierOptions): ClaimVerifie
   return {
     waitMs: options.waitMs ?? budgetMs,
     prepare() {
-      next ??= startRound();
+      next ??= startRound(options.mode ?? 'check');
     },
     async verify(requests) {
       const verified = await run(requests, options.mode ?? 'check').catch(
