@@ -73,7 +73,13 @@ describe('claim verification against a git project', () => {
     let contains = 0;
     const counting = (): ProjectProbe => {
       const real = createProbe(root, dir);
-      return { ...real, contains: (t) => (contains++, real.contains(t)) };
+      return {
+        ...real,
+        contains: (t) => {
+          contains++;
+          return real.contains(t);
+        },
+      };
     };
     const run = (content: string) =>
       createClaimVerifier({ projectDir: root, memoryDir: dir, probe: counting() }).verify([

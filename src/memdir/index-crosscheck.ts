@@ -105,7 +105,7 @@ async function looksRevoked(path: string): Promise<boolean> {
   const head = (await readFile(path, 'utf8').catch(() => '')).split('\n').slice(0, 30);
   if (head[0]?.trim() !== '---') return false;
   const end = head.findIndex((l, i) => i > 0 && l.trim() === '---');
-  return head.slice(1, end < 0 ? 0 : end).some((l) => /^status:\s*['"]?revoked['"]?\s*$/.test(l));
+  return head.slice(1, Math.max(end, 0)).some((l) => /^status:\s*['"]?revoked['"]?\s*$/.test(l));
 }
 
 /** Both counts, and whether they agree. */

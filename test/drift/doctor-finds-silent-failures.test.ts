@@ -94,7 +94,7 @@ describe('engram doctor', () => {
     const report = JSON.parse(run.stdout) as {
       ok: boolean;
       findings: Finding[];
-      summary: Record<string, any>;
+      summary: Record<string, Record<string, unknown>>;
     };
     expect(report.ok).toBe(false);
     const of = (kind: string) => report.findings.filter((f) => f.kind === kind);
