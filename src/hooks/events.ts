@@ -81,6 +81,9 @@ export async function userPromptSubmitHook(
           mode: 'cache-only',
           waitMs: 0,
           budgetMs: Math.max(100, Math.floor(budgetMs / 4)),
+          // Only real misses (the project was readable, the cache had nothing): a project that
+          // cannot be read must not start a refresh every turn.
+          ...(ctx.refreshClaims ? { onMisses: ctx.refreshClaims } : {}),
         });
   verifier?.prepare();
   const session = engram.openSession({
@@ -97,8 +100,6 @@ export async function userPromptSubmitHook(
       ...(verifier ? { verifier } : {}),
     });
     for (const note of result.notes) ctx.log?.(note);
-    const unverified = result.selected.filter((m) => m.claims === null).map((m) => m.file);
-    if (verifier && unverified.length > 0) ctx.refreshClaims?.(unverified);
     return contextOutput('UserPromptSubmit', result.text);
   } catch (error) {
     if (isEngramError(error, 'aborted')) {
