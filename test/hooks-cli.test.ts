@@ -204,17 +204,22 @@ describe('engram hook <event> with real-shaped input', () => {
     expect((await hook('user-prompt-submit', missing)).json).toEqual({});
   });
 
-  it('stop and pre-compact without a model print {} and do nothing', async () => {
-    const stop = await hook(
-      'stop',
-      hookJson('Stop', { stop_hook_active: false, last_assistant_message: 'Understood.' }),
-    );
-    expect(stop.json).toEqual({});
+  it('stop and pre-compact without a model save nothing; the user is told once how to enable extraction', async () => {
+    const input = hookJson('Stop', { stop_hook_active: false, last_assistant_message: 'Ok.' });
+    const stop = await hook('stop', input);
+    expect(Object.keys(stop.json)).toEqual(['systemMessage']);
+    expect(stop.json.systemMessage).toMatch(/^engram: no model is configured.*ANTHROPIC_API_KEY/);
+    expect(stop.json.systemMessage).not.toContain('\n');
+    // Once per session: the next stop says nothing more.
+    expect((await hook('stop', input)).json).toEqual({});
     const compact = await hook(
       'pre-compact',
       hookJson('PreCompact', { trigger: 'auto', custom_instructions: '' }),
     );
+    // Claude Code drops PreCompact's systemMessage: the notice waits for the next hook.
     expect(compact.json).toEqual({});
+    const next = await hook('stop', input);
+    expect(next.json.systemMessage).toMatch(/^engram: session notes were not updated/);
     expect(existsSync(join(root, '.engram', 'hooks', 'cursors', `${SESSION}.json`))).toBe(false);
   });
 
@@ -320,7 +325,9 @@ describe('engram hook with a model (scripted server)', () => {
       '300',
     ]);
     expect(run.code).toBe(0);
-    expect(run.json).toEqual({});
+    expect(run.json).toEqual({
+      systemMessage: expect.stringMatching(/^engram: recall took longer than 300 ms/),
+    });
     expect(run.stderr).toMatch(/recall took longer than 300 ms/);
     expect(server.requests).toHaveLength(1); // the selector was asked, and not waited for
   });
@@ -347,6 +354,21 @@ describe('engram hook with a model (scripted server)', () => {
   });
 });
 
+const BUILT_MAIN = resolve(import.meta.dirname, '../dist/cli/main.js');
+const quoted = (word: string) => `"${word}"`;
+/** What `hook install` writes by default: this node and the built CLI, both absolute. */
+const ABSOLUTE = `${quoted(process.execPath)} ${quoted(BUILT_MAIN)}`;
+
+/** A command of one's own that runs engram (a wrapper script, as people write them). */
+async function wrapperCommand(name: string): Promise<string> {
+  const dir = join(root, 'tools');
+  await mkdir(dir, { recursive: true });
+  const script = join(dir, name);
+  await writeFile(script, `#!/bin/sh\nexec "${process.execPath}" "${BUILT_MAIN}" "$@"\n`);
+  await chmod(script, 0o755);
+  return script;
+}
+
 describe('engram hook install / uninstall', () => {
   it('merges into existing settings without clobbering other hooks, and removes only ours', async () => {
     const settingsPath = join(project, '.claude', 'settings.json');
@@ -369,11 +391,15 @@ describe('engram hook install / uninstall', () => {
     expect(after.hooks.PreToolUse).toEqual(theirs.hooks.PreToolUse);
     expect(after.hooks.SessionStart).toEqual([
       theirs.hooks.SessionStart[0],
-      { hooks: [{ type: 'command', command: 'engram hook session-start', timeout: 10 }] },
+      { hooks: [{ type: 'command', command: `${ABSOLUTE} hook session-start`, timeout: 10 }] },
     ]);
-    expect(after.hooks.UserPromptSubmit[0].hooks[0].command).toBe('engram hook user-prompt-submit');
-    expect(after.hooks.Stop[0].hooks[0].command).toBe('engram hook stop');
-    expect(after.hooks.PreCompact[0].hooks[0].command).toBe('engram hook pre-compact');
+    expect(after.hooks.UserPromptSubmit[0].hooks[0].command).toBe(
+      `${ABSOLUTE} hook user-prompt-submit`,
+    );
+    expect(after.hooks.Stop[0].hooks[0].command).toBe(`${ABSOLUTE} hook stop`);
+    expect(after.hooks.PreCompact[0].hooks[0].command).toBe(`${ABSOLUTE} hook pre-compact`);
+    // One memory system: Claude Code's own auto memory is off in the same file.
+    expect(after.autoMemoryEnabled).toBe(false);
 
     // Installing twice changes nothing and never duplicates.
     expect((await run(['install', '--project'])).stdout).toMatch(/^Already installed/);
@@ -388,14 +414,12 @@ describe('engram hook install / uninstall', () => {
     const configDir = join(root, 'claude-config');
     const base = io('');
     base.env = { ...base.env, CLAUDE_CONFIG_DIR: configDir };
-    const result = await runCaptured(
-      ['hook', 'install', '--json', '--command', 'npx engram'],
-      base,
-    );
+    const mine = await wrapperCommand('my-engram');
+    const result = await runCaptured(['hook', 'install', '--json', '--command', mine], base);
     const parsed = JSON.parse(result.stdout);
     expect(parsed.path).toBe(join(configDir, 'settings.json'));
     const settings = JSON.parse(await readFile(parsed.path, 'utf8'));
-    expect(settings.hooks.Stop[0].hooks[0].command).toBe('npx engram hook stop');
+    expect(settings.hooks.Stop[0].hooks[0].command).toBe(`${mine} hook stop`);
 
     const local = join(project, '.claude', 'settings.local.json');
     await mkdir(join(project, '.claude'), { recursive: true });
@@ -415,7 +439,7 @@ describe('engram hook install / uninstall', () => {
     await mkdir(join(root, '.claude'), { recursive: true });
     const linked = join(root, '.claude', 'settings.json');
     await symlink(dotfiles, linked);
-    const command = 'node /opt/tools/mem/dist/cli/main.js';
+    const command = await wrapperCommand('mem');
     const run = async (args: string[]) => runCaptured(['hook', ...args], io(''));
 
     expect((await run(['install', '--user', '--command', command])).code).toBe(0);
@@ -432,7 +456,52 @@ describe('engram hook install / uninstall', () => {
     );
     const removed = await run(['uninstall', '--user', '--command', command]);
     expect(removed.stdout).toMatch(/^Removed engram hooks/);
+    // Exactly what was there: the auto memory key was absent, so it is absent again.
     expect(JSON.parse(await readFile(dotfiles, 'utf8'))).toEqual({ model: 'opus' });
     expect((await lstat(linked)).isSymbolicLink()).toBe(true);
+  });
+
+  it('refuses a command that does not run engram, and writes nothing', async () => {
+    const settingsPath = join(root, '.claude', 'settings.json');
+    const run = await runCaptured(
+      ['hook', 'install', '--command', join(root, 'no-such-engram')],
+      io(''),
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/does not run engram.*nothing was written/);
+    expect(existsSync(settingsPath)).toBe(false);
+  });
+
+  it('the default command works with engram nowhere on PATH', async () => {
+    const base = io('');
+    base.env = { ...base.env, PATH: '/nonexistent' };
+    expect((await runCaptured(['hook', 'install'], base)).code).toBe(0);
+    const settings = JSON.parse(await readFile(join(root, '.claude', 'settings.json'), 'utf8'));
+    const command = settings.hooks.SessionStart[0].hooks[0].command as string;
+    expect(command).toBe(`${ABSOLUTE} hook session-start`);
+    const { execFileSync } = await import('node:child_process');
+    const out = execFileSync('/bin/sh', ['-c', `${command} --dir ${memoryDir}`], {
+      input: hookJson('SessionStart', { source: 'startup' }),
+      env: { PATH: '/nonexistent', HOME: root, ENGRAM_HOME: join(root, '.engram') },
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(out).hookSpecificOutput.hookEventName).toBe('SessionStart');
+  });
+
+  it('puts back the auto memory setting that was there before', async () => {
+    const settingsPath = join(root, '.claude', 'settings.json');
+    await mkdir(join(root, '.claude'), { recursive: true });
+    await writeFile(settingsPath, JSON.stringify({ autoMemoryEnabled: true, theme: 'dark' }));
+    const run = async (args: string[]) => runCaptured(['hook', ...args], io(''));
+    expect((await run(['install'])).stdout).toMatch(
+      /Turned off Claude Code's built-in auto memory/,
+    );
+    expect(JSON.parse(await readFile(settingsPath, 'utf8')).autoMemoryEnabled).toBe(false);
+    await run(['install']); // again: the recorded value stays the person's, not our false
+    expect((await run(['uninstall'])).stdout).toMatch(/Restored Claude Code's auto memory/);
+    expect(JSON.parse(await readFile(settingsPath, 'utf8'))).toEqual({
+      autoMemoryEnabled: true,
+      theme: 'dark',
+    });
   });
 });

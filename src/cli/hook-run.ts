@@ -18,6 +18,7 @@ import {
   userPromptSubmitHook,
 } from '../hooks/events.js';
 import { type HookCommandName, type HookInput, parseHookInput } from '../hooks/input.js';
+import { NOTICES, type Notice, sessionNotice } from '../hooks/notices.js';
 import type { HookOutput } from '../hooks/output.js';
 import { createEngram } from '../runtime/create-engram.js';
 import type { Engram } from '../runtime/types.js';
@@ -141,13 +142,20 @@ async function detachStop(
   return started;
 }
 
+/** One line on how to give the hooks a model, for the no-model notice. */
+const ENABLE_EXTRACTION_HINT =
+  'To enable extraction, set ANTHROPIC_API_KEY (or OPENAI_BASE_URL with ENGRAM_MODEL=openai:<model>) where Claude Code starts; `engram models check` tests it.';
+
 async function stop(
   io: CliIo,
   opts: HookOptions,
   input: HookInput,
   ctx: HookContext & { engram: Engram },
 ): Promise<HookOutput> {
-  if (ctx.engram.model === undefined) return {};
+  if (ctx.engram.model === undefined) {
+    if (opts.model !== false) ctx.notice?.(NOTICES.noModel(ENABLE_EXTRACTION_HINT));
+    return {};
+  }
   if (!opts.wait && (await detachStop(io, opts, input, ctx))) return {};
   const { stopHook } = await import('../hooks/stop.js');
   return stopHook(input, ctx);
@@ -162,9 +170,51 @@ export async function runHook(
   const ctx = contextFor(io, opts, input);
   // Memory switched off in engram settings: the hooks stay installed but add and save nothing.
   if (!ctx.engram.memoryEnabled) return {};
+  const raised: Notice[] = [];
+  ctx.notice = (notice) => raised.push(notice);
+  const output = await runEvent(name, io, opts, input, ctx);
+  // Claude Code drops PreCompact's systemMessage, and a detached stop has no one reading its
+  // output: there the notices wait for the next hook. A message already set is never replaced.
+  const canShow = name !== 'pre-compact' && opts.input === undefined && !output.systemMessage;
+  if (raised.length === 0 && !canShow) return output;
+  const environment = ctx.engram.environment;
+  const line = await sessionNotice(environment, input.sessionId, raised, { canShow }).catch(
+    (error: unknown) => {
+      ctx.log?.(`could not record a notice: ${(error as Error).message}`);
+      return canShow ? raised[0]?.text : undefined;
+    },
+  );
+  return line !== undefined && canShow ? { ...output, systemMessage: line } : output;
+}
+
+async function sessionStart(
+  io: CliIo,
+  opts: HookOptions,
+  input: HookInput,
+  ctx: HookContext & { engram: Engram },
+): Promise<HookOutput> {
+  // The plugin turns Claude Code's own auto memory off where it is enabled (hook install does the
+  // same in the settings file it writes).
+  if (io.env.CLAUDE_PLUGIN_ROOT) {
+    const { ensurePluginAutoMemoryOff } = await import('../hooks/auto-memory.js');
+    const change = await ensurePluginAutoMemoryOff(ctx.engram.environment);
+    if (change?.changed) ctx.notice?.(NOTICES.autoMemoryOff(change.settingsPath));
+  }
+  if (ctx.engram.model === undefined && opts.model !== false)
+    ctx.notice?.(NOTICES.noModel(ENABLE_EXTRACTION_HINT));
+  return sessionStartHook(input, ctx);
+}
+
+function runEvent(
+  name: HookCommandName,
+  io: CliIo,
+  opts: HookOptions,
+  input: HookInput,
+  ctx: HookContext & { engram: Engram },
+): Promise<HookOutput> {
   switch (name) {
     case 'session-start':
-      return sessionStartHook(input, ctx);
+      return sessionStart(io, opts, input, ctx);
     case 'user-prompt-submit': {
       const budgetMs = opts.budgetMs ? Number(opts.budgetMs) : DEFAULT_RECALL_BUDGET_MS;
       if (!Number.isInteger(budgetMs) || budgetMs <= 0) {

@@ -3,6 +3,7 @@ import type { LanguageModel } from '../llm/types.js';
 import { createEngram } from '../runtime/create-engram.js';
 import type { Engram } from '../runtime/types.js';
 import type { Clock } from '../util/clock.js';
+import type { Notice } from './notices.js';
 
 export interface HookContext {
   /** The runtime the hooks translate onto (the CLI builds it from the hook input's cwd). */
@@ -25,6 +26,8 @@ export interface HookContext {
    * this process (the hook answers from the cache alone, so the next turn benefits).
    */
   refreshClaims?: (files: string[]) => void;
+  /** Raise a degradation the user should see (shown once per session as `systemMessage`). */
+  notice?: (notice: Notice) => void;
 }
 
 /** The runtime a hook runs on: the one given, else one built from the context's parts. */

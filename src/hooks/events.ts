@@ -10,6 +10,7 @@ import { pullTeamAtSessionStart } from '../team/layer.js';
 import { isEngramError } from '../util/errors.js';
 import { type HookContext, runtimeOf } from './context.js';
 import type { HookInput } from './input.js';
+import { NOTICES, recallNotice } from './notices.js';
 import {
   capHookContext,
   contextOutput,
@@ -100,10 +101,13 @@ export async function userPromptSubmitHook(
       ...(verifier ? { verifier } : {}),
     });
     for (const note of result.notes) ctx.log?.(note);
+    const notice = recallNotice(result.shape);
+    if (notice !== undefined) ctx.notice?.(notice);
     return contextOutput('UserPromptSubmit', result.text);
   } catch (error) {
     if (isEngramError(error, 'aborted')) {
       ctx.log?.(`recall took longer than ${budgetMs} ms; the prompt goes on without memories`);
+      ctx.notice?.(NOTICES.recallTimeout(budgetMs));
       return {};
     }
     throw error;
@@ -123,6 +127,7 @@ export async function preCompactHook(input: HookInput, ctx: HookContext): Promis
   const engram = runtimeOf(ctx);
   if (engram.model === undefined || input.sessionId === undefined) {
     ctx.log?.('no model configured: session notes are not updated');
+    if (engram.model === undefined) ctx.notice?.(NOTICES.notesSkipped('no model is configured'));
     return {};
   }
   const transcript = await readHookTranscript(input.transcriptPath);
@@ -136,5 +141,6 @@ export async function preCompactHook(input: HookInput, ctx: HookContext): Promis
     { force: true, signal: AbortSignal.timeout(ctx.budgetMs ?? PRE_COMPACT_BUDGET_MS) },
   );
   ctx.log?.(`session notes ${outcome.status}: ${outcome.reason}`);
+  if (outcome.status === 'failed') ctx.notice?.(NOTICES.notesSkipped(outcome.reason));
   return {};
 }

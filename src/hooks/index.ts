@@ -1,5 +1,7 @@
+export * from './auto-memory.js';
 export * from './events.js';
 export * from './input.js';
+export * from './notices.js';
 export * from './output.js';
 export * from './prompts.js';
 export * from './settings.js';

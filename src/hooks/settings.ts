@@ -49,7 +49,8 @@ export function isEngramHook(handler: unknown, command?: string): boolean {
   if (typeof handler !== 'object' || handler === null) return false;
   const line = (handler as HookHandler).command;
   if (typeof line !== 'string' || !OURS.test(line)) return false;
-  if (/engram/.test(line)) return true;
+  // The absolute command `hook install` writes runs the built CLI, wherever it lives.
+  if (/engram|[/\\]dist[/\\]cli[/\\]main\.js\b/.test(line)) return true;
   const prefix = command?.trim();
   return prefix !== undefined && prefix !== '' && line.trim().startsWith(`${prefix} hook `);
 }
@@ -103,7 +104,8 @@ export function withEngramHooks(settings: Json, command: string): Json {
   return { ...base, hooks };
 }
 
-async function readSettings(path: string): Promise<Json> {
+/** A Claude Code settings file as an object; missing or empty is `{}`, invalid JSON an error. */
+export async function readClaudeSettings(path: string): Promise<Json> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -150,16 +152,36 @@ async function writeTarget(path: string): Promise<{ real: string; mode: number }
   }
 }
 
-async function rewrite(path: string, change: (settings: Json) => Json): Promise<HookInstallResult> {
-  const before = await readSettings(path);
+/** JSON with object keys sorted, for comparing settings by content. Pure. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    isObject(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+  );
+}
+
+/**
+ * Read, change and write back a Claude Code settings file (atomic, through a link, keeping its
+ * mode). Returns whether anything changed; an unchanged file is not written.
+ */
+export async function rewriteClaudeSettings(
+  path: string,
+  change: (settings: Json) => Json,
+): Promise<boolean> {
+  const before = await readClaudeSettings(path);
   const after = change(before);
-  const changed = JSON.stringify(before) !== JSON.stringify(after);
+  // Key order is not a change: re-adding our hooks may move the key without changing a value.
+  const changed = canonical(before) !== canonical(after);
   if (changed) {
     const { real, mode } = await writeTarget(path);
     await mkdir(dirname(real), { recursive: true });
     await writeFileAtomic(real, `${JSON.stringify(after, null, 2)}\n`, { mode });
     await chmod(real, mode); // the umask may have narrowed it
   }
+  return changed;
+}
+
+async function rewrite(path: string, change: (settings: Json) => Json): Promise<HookInstallResult> {
+  const changed = await rewriteClaudeSettings(path, change);
   return { path, changed, events: Object.values(HOOK_EVENTS) };
 }
 

@@ -7,6 +7,7 @@
 import { dirname } from 'node:path';
 import { type HookContext, runtimeOf } from './context.js';
 import type { HookInput } from './input.js';
+import { NOTICES } from './notices.js';
 import type { HookOutput } from './output.js';
 import { readHookTranscript } from './transcript.js';
 
@@ -29,6 +30,8 @@ export async function stopHook(input: HookInput, ctx: HookContext): Promise<Hook
       if (event.kind === 'extraction') {
         const run = event.run;
         ctx.log?.(`extraction ${run.outcome}${run.reason ? ` (${run.reason})` : ''}`);
+        if (run.outcome === 'failed')
+          ctx.notice?.(NOTICES.extractionFailed(run.reason ?? 'no reason given'));
       } else if (event.kind === 'notes') {
         ctx.log?.(`session notes ${event.outcome.status}: ${event.outcome.reason}`);
       } else if (event.kind === 'dream') {

@@ -55,8 +55,11 @@ export interface ScriptedModelServer {
 
 export interface ScriptedModelServerOptions {
   steps?: ScriptEntry[];
-  /** Answer once the script is empty; `null` answers 500 instead (default: end_turn text "ok"). */
-  fallback?: ScriptStep | null;
+  /**
+   * Answer once the script is empty; `null` answers 500 instead (default: end_turn text "ok"). A
+   * function answers each request from what it asks (a test routing several clients at once).
+   */
+  fallback?: ScriptEntry | null;
   /** What `GET /v1/models` lists (default one model, `scripted-model`). */
   models?: string[];
 }
@@ -251,7 +254,8 @@ export async function startScriptedModelServer(
     const recorded: RecordedRequest = { api, path, headers, body, rawBody };
     requests.push(recorded);
     const entry = script.shift();
-    const picked = typeof entry === 'function' ? entry(recorded) : (entry ?? fallback);
+    const next = entry ?? fallback ?? undefined;
+    const picked = typeof next === 'function' ? next(recorded) : next;
     const step = typeof picked === 'string' ? { text: picked } : picked;
     if (step?.delayMs) {
       const gone = await new Promise<boolean>((resolve) => {
