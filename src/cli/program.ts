@@ -8,6 +8,7 @@ import { registerDriftCommands } from './commands/drift.js';
 import { registerEvalCommands } from './commands/eval.js';
 import { registerExtractCommands } from './commands/extract.js';
 import { registerHookCommands } from './commands/hook.js';
+import { registerImportCommands } from './commands/import.js';
 import { registerInstructionsCommands } from './commands/instructions.js';
 import { registerMcpCommands } from './commands/mcp.js';
 import { registerMemoryCommands } from './commands/memory.js';
@@ -55,6 +56,7 @@ export function buildProgram(io: CliIo): Command {
   registerInstructionsCommands(program, io);
   registerMcpCommands(program, io);
   registerHookCommands(program, io);
+  registerImportCommands(program, io);
   registerModelsCommands(program, io);
   registerRecallCommands(program, io);
   registerDreamCommands(program, io);

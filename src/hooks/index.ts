@@ -1,4 +1,5 @@
 export * from './auto-memory.js';
+export * from './claude-code-memory.js';
 export * from './events.js';
 export * from './input.js';
 export * from './notices.js';

@@ -10,6 +10,7 @@ export * from './manifest.js';
 export * from './memory-file.js';
 export * from './paths.js';
 export * from './prompts.js';
+export * from './import-memories.js';
 export * from './rebuild-index.js';
 export * from './scan.js';
 export * from './types.js';

@@ -231,7 +231,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  await rm(root, { recursive: true, force: true });
+  // A detached extraction may still be closing its log in HOME: retry instead of failing.
+  await rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
 
 describe('engram as a Claude Code plugin (real CLI, offline)', () => {
