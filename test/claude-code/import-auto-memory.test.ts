@@ -76,7 +76,10 @@ describe('engram import claude-code', () => {
     const dir = await memoryDir(io);
     await mkdir(dir, { recursive: true });
     const { writeFile } = await import('node:fs/promises');
-    await writeFile(join(dir, 'user_role.md'), '---\nname: mine\ndescription: mine\ntype: user\n---\nMine.\n');
+    await writeFile(
+      join(dir, 'user_role.md'),
+      '---\nname: mine\ndescription: mine\ntype: user\n---\nMine.\n',
+    );
     const run = await runCaptured(['import', 'claude-code'], io);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain(`from ${claudeDir}`);
