@@ -6,7 +6,7 @@ import { createExtractor } from '../src/extract/index.js';
 import { FILE_TOOL_DEFINITIONS } from '../src/llm/file-tools.js';
 import { saveTool } from '../src/mcp/tools.js';
 import { saveMemory } from '../src/memdir/index.js';
-import { createMemoryToolHandlers } from '../src/memory-tool/handler.js';
+import { createMemoryToolHandlers } from '../src/memdir/memory-tool/handler.js';
 import {
   type ScriptedModelServer,
   scriptedModel,

@@ -6,7 +6,7 @@ import { createFileTools, FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import type { Message, ToolImplementation } from '../llm/types.js';
 import { parseIndexEntries, readIndexRaw } from '../memdir/index-file.js';
 import { revokeMemory, saveMemory } from '../memdir/memory-file.js';
-import { createMemoryToolHandlers, MemoryToolError } from '../memory-tool/handler.js';
+import { createMemoryToolHandlers, MemoryToolError } from '../memdir/memory-tool/handler.js';
 import {
   type ScriptedModelServer,
   scriptedModel,

@@ -5,7 +5,7 @@ import { createHostFileTools } from '../llm/host-file-tools.js';
 import { directorySandbox } from '../llm/sandbox.js';
 import type { CanUseTool, ToolImplementation } from '../llm/types.js';
 import { withMemoryLock } from '../memdir/dir-lock.js';
-import { createMemoryToolHandlers, MemoryToolError } from '../memory-tool/handler.js';
+import { createMemoryToolHandlers, MemoryToolError } from '../memdir/memory-tool/handler.js';
 import type { ExtractionContext } from './types.js';
 
 /** YYYY-MM-DD in local time: users say "Thursday" in their own time zone. */

@@ -1,9 +1,9 @@
-import type { Engram } from '../runtime/types.js';
 import {
   createMemoryToolHandlers,
   type MemoryToolOptions,
   type MemoryToolTextHandlers,
-} from './handler.js';
+} from '../memdir/memory-tool/handler.js';
+import type { Engram } from '../runtime/types.js';
 
 /**
  * The Anthropic memory tool's handlers on a runtime: its memory directory and clock, so `/memories`

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BetaLocalFilesystemMemoryTool } from '@anthropic-ai/sdk/tools/memory/node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMemoryToolHandlers } from './handler.js';
+import { createMemoryToolHandlers } from './index.js';
 
 let base: string;
 let official: BetaLocalFilesystemMemoryTool;

@@ -6,7 +6,7 @@ import { betaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseIndexEntries } from '../memdir/index.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../testing/index.js';
-import { createMemoryToolHandlers } from './handler.js';
+import { createMemoryToolHandlers } from './index.js';
 
 let dir: string;
 let server: ScriptedModelServer;

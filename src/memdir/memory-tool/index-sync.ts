@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
-import { memoryDirConfinement } from '../memdir/confined.js';
+import { errnoCode } from '../../util/errors.js';
+import { memoryDirConfinement } from '../confined.js';
 import {
   checkMemoryFileName,
   headerFromText,
@@ -7,8 +8,7 @@ import {
   renderIndexLine,
   updateIndex,
   upsertIndexLine,
-} from '../memdir/index.js';
-import { errnoCode } from '../util/errors.js';
+} from '../index.js';
 
 /** A file the index should point at: a `.md` memory inside the directory, not MEMORY.md itself. */
 export function isTopicFile(rel: string): boolean {

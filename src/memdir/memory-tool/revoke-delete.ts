@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import type { Confinement } from '../confine/index.js';
-import { memoryDirConfinement } from '../memdir/confined.js';
-import { listMemoryFiles, readMemory, revokeMemory } from '../memdir/index.js';
-import type { Clock } from '../util/clock.js';
+import type { Confinement } from '../../confine/index.js';
+import type { Clock } from '../../util/clock.js';
+import { memoryDirConfinement } from '../confined.js';
+import { listMemoryFiles, readMemory, revokeMemory } from '../index.js';
 import { isTopicFile } from './index-sync.js';
 
 /**

@@ -1,17 +1,12 @@
 import { join } from 'node:path';
 import type { MemoryToolHandlers } from '@anthropic-ai/sdk/helpers/beta/memory';
-import { ConfinementError, uniqueEdit } from '../confine/index.js';
-import { memoryDirConfinement } from '../memdir/confined.js';
-import { INDEX_FILE } from '../memdir/constants.js';
-import {
-  checkMemoryFileName,
-  listMemoryFiles,
-  readMemory,
-  withMemoryLock,
-} from '../memdir/index.js';
-import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
-import { errnoCode } from '../util/errors.js';
-import { PRIVATE_FILE_MODE } from '../util/file-modes.js';
+import { ConfinementError, uniqueEdit } from '../../confine/index.js';
+import { type Clock, type LegacyNow, resolveClock } from '../../util/clock.js';
+import { errnoCode } from '../../util/errors.js';
+import { PRIVATE_FILE_MODE } from '../../util/file-modes.js';
+import { memoryDirConfinement } from '../confined.js';
+import { INDEX_FILE } from '../constants.js';
+import { checkMemoryFileName, listMemoryFiles, readMemory, withMemoryLock } from '../index.js';
 import {
   editSnippet,
   formatFileView,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { betaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseIndexEntries, readMemory, revokeMemory } from '../memdir/index.js';
+import { parseIndexEntries, readMemory, revokeMemory } from '../index.js';
 import { createMemoryToolHandlers } from './handler.js';
 import { parseMemoryToolPath } from './paths.js';
 

@@ -1,6 +1,6 @@
 import { lstat, realpath } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
-import { errnoCode } from '../util/errors.js';
+import { errnoCode } from '../../util/errors.js';
 
 /** The virtual root the Anthropic memory tool speaks in. */
 export const MEMORY_TOOL_ROOT = '/memories';
