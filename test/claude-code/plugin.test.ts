@@ -235,7 +235,8 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 });
 
-describe('engram as a Claude Code plugin (real CLI, offline)', () => {
+// Each test runs one to three `claude -p` sessions: seconds each, far more on a loaded machine.
+describe('engram as a Claude Code plugin (real CLI, offline)', { timeout: 480_000 }, () => {
   it('the first session turns Claude Code auto memory off and says so; later sessions have one memory system', async () => {
     const first = await prompt('hello', noEngramModel());
     expect(first.messages.join('\n')).toMatch(/turned off Claude Code's built-in auto memory/);

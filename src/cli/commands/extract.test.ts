@@ -222,4 +222,30 @@ describe('engram extract', () => {
       cursor: null,
     });
   });
+
+  it('sends the transcript to the model without thinking blocks or their signatures', async () => {
+    const signed = [
+      line('u-1', null, 'user', { role: 'user', content: 'Stop adding try/catch.' }),
+      line('a-1', 'u-1', 'assistant', {
+        id: 'msg_1',
+        role: 'assistant',
+        content: [{ type: 'thinking', thinking: 'PRIVATE-REASONING', signature: 'SIG-OPUS' }],
+      }),
+      line('a-2', 'a-1', 'assistant', {
+        id: 'msg_1',
+        role: 'assistant',
+        content: [{ type: 'text', text: 'Understood.' }],
+      }),
+    ].join('\n');
+    await writeFile(transcript, signed);
+    server.push({ text: 'Nothing to save.' });
+    const io = testIo({ env: modelEnv() });
+    await runCaptured(['extract', '--transcript', transcript, '--dir', dir, '--json'], io);
+    expect(server.requests.length).toBeGreaterThan(0);
+    for (const request of server.requests) {
+      expect(request.rawBody).toContain('Stop adding try/catch.');
+      expect(request.rawBody).not.toContain('PRIVATE-REASONING');
+      expect(request.rawBody).not.toContain('SIG-OPUS');
+    }
+  });
 });
