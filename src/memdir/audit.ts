@@ -1,9 +1,12 @@
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TEMP_PREFIX } from '../util/atomic-write.js';
-import { errnoCode } from '../util/errors.js';
+import {
+  auditFiles,
+  type FileFindingKind,
+  fixFileFindings,
+  truncatedBodies,
+} from './audit-files.js';
 import { INDEX_FILE, INDEX_MAX_BYTES, INDEX_MAX_LINES } from './constants.js';
-import { parseIndexEntries, readIndexRaw, truncateIndex } from './index-file.js';
+import { type IndexEntry, parseIndexEntries, readIndexRaw, truncateIndex } from './index-file.js';
 import { scanMemories } from './scan.js';
 import type { MemoryHeader } from './types.js';
 
@@ -17,8 +20,10 @@ export type AuditProblemKind =
   | 'index_over_lines'
   | 'index_over_bytes'
   | 'revoked_in_index'
-  | 'leftover_temp'
-  | 'unreadable';
+  | 'unreadable'
+  | 'duplicate_index_line'
+  | 'unparseable_index_line'
+  | FileFindingKind;
 
 export interface AuditProblem {
   kind: AuditProblemKind;
@@ -27,6 +32,8 @@ export interface AuditProblem {
   message: string;
   /** 1-based index line, for pointer problems. */
   line?: number;
+  /** True when `engram audit --fix` removes it (temp files, dead locks). */
+  fixable?: boolean;
 }
 
 export interface AuditReport {
@@ -35,35 +42,37 @@ export interface AuditReport {
   memories: number;
   indexEntries: number;
   problems: AuditProblem[];
+  /** With `fix`: the problems that were removed (no longer in `problems`). */
+  fixed?: AuditProblem[];
+}
+
+export interface AuditOptions {
+  /** Remove what is safe to remove: leftover temp files, stale lock leftovers, dead holders. */
+  fix?: boolean;
 }
 
 /**
- * Check the invariants of a memory directory: every active memory has an index line, every index
- * line points at a file, every memory can be recalled (description, known type), the index fits its
- * caps, and no temp file from a crashed writer is left behind. Reads every header, no bodies.
+ * Check the invariants of a memory directory: every active memory has exactly one index line,
+ * every index line parses and points at a file, every memory can be recalled (description, known
+ * type) and is whole, the index fits its caps, and nothing a crashed writer leaves (temp files,
+ * lock leftovers, a lock held by a dead process) goes unnoticed. Reads every header; bodies only
+ * of small files.
  */
-export async function auditMemoryDir(dir: string): Promise<AuditReport> {
+export async function auditMemoryDir(
+  dir: string,
+  options: AuditOptions = {},
+): Promise<AuditReport> {
   const scan = await scanMemories(dir, { cap: Number.POSITIVE_INFINITY });
   const nested = await nestedIndexed(dir, scan.memories);
   const report = auditFrom(dir, scan.memories, (await readIndexRaw(dir)) ?? '', nested);
-  const problems = [...report.problems, ...(await leftoverTempFiles(dir))];
-  return { ...report, problems, ok: problems.length === 0 };
-}
-
-async function leftoverTempFiles(dir: string): Promise<AuditProblem[]> {
-  let names: string[] = [];
-  try {
-    names = await readdir(dir);
-  } catch (error) {
-    if (errnoCode(error) !== 'ENOENT') throw error;
+  let files = [...(await auditFiles(dir)), ...(await truncatedBodies(scan.memories))];
+  let fixed: AuditProblem[] | undefined;
+  if (options.fix) {
+    fixed = await fixFileFindings(dir, files);
+    files = files.filter((f) => !fixed?.includes(f));
   }
-  return names
-    .filter((n) => n.startsWith(TEMP_PREFIX))
-    .map((n) => ({
-      kind: 'leftover_temp' as const,
-      file: n,
-      message: `${n} is a temp file left by an interrupted write; the file it was replacing is intact, so it can be deleted.`,
-    }));
+  const problems = [...report.problems, ...files];
+  return { ...report, problems, ok: problems.length === 0, ...(fixed ? { fixed } : {}) };
 }
 
 /**
@@ -93,6 +102,7 @@ export function auditFrom(
   const entries = parseIndexEntries(indexText);
   const byFile = new Map(memories.map((m) => [m.file, m]));
   const indexed = new Set(entries.map((e) => e.file));
+  problems.push(...indexLineProblems(indexText, entries));
   for (const entry of entries) {
     const memory = byFile.get(entry.file);
     if (!memory) {
@@ -176,4 +186,37 @@ export function auditFrom(
     indexEntries: entries.length,
     problems,
   };
+}
+
+/** Pointer-looking lines that do not parse, and a file listed on more than one line. Pure. */
+function indexLineProblems(indexText: string, entries: readonly IndexEntry[]): AuditProblem[] {
+  const problems: AuditProblem[] = [];
+  const parsed = new Set(entries.map((e) => e.line));
+  indexText.split('\n').forEach((raw, i) => {
+    if (parsed.has(i)) return;
+    const target = /\]\(([^)]*)\)?/.exec(raw)?.[1];
+    // Only pointer-looking lines; links elsewhere (https:, mailto:) are not pointers.
+    if (target === undefined || /^\s*<?[a-z][a-z0-9+.-]*:/i.test(target)) return;
+    problems.push({
+      kind: 'unparseable_index_line',
+      file: INDEX_FILE,
+      line: i + 1,
+      message: `${INDEX_FILE} line ${i + 1} looks like a pointer but cannot be read (${JSON.stringify(raw.slice(0, 80))}); write it as \`- [Title](file.md) — hook\` with %20 for spaces, or run \`engram index --rebuild\`.`,
+    });
+  });
+  const firstLine = new Map<string, number>();
+  for (const entry of entries) {
+    const first = firstLine.get(entry.file);
+    if (first === undefined) {
+      firstLine.set(entry.file, entry.line);
+      continue;
+    }
+    problems.push({
+      kind: 'duplicate_index_line',
+      file: entry.file,
+      line: entry.line + 1,
+      message: `${entry.file} is listed again on ${INDEX_FILE} line ${entry.line + 1} (first on line ${first + 1}); \`engram index --rebuild\` keeps the first line only.`,
+    });
+  }
+  return problems;
 }

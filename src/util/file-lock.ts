@@ -77,6 +77,14 @@ export interface LockClaim {
   host: string;
 }
 
+/** A claim name for `pid` on this host (the lock's own format; tests and tools build them too). */
+export function claimName(
+  pid: number,
+  start: string = pid === process.pid ? OWN_START : 'x',
+): string {
+  return `${pid}-${start}-${HOST}-${randomBytes(6).toString('hex')}`;
+}
+
 const CLAIM_RE = /^(\d+)-([0-9x]+)-([0-9a-f]{8})-[0-9a-f]+$/;
 
 export function parseClaim(name: string): LockClaim | undefined {
@@ -128,7 +136,7 @@ export const STAGING_SUFFIX = '.acquiring';
 async function acquire(lockPath: string, options: FileLockOptions): Promise<string> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const deadline = Date.now() + timeoutMs;
-  const claim = `${process.pid}-${OWN_START}-${HOST}-${randomBytes(6).toString('hex')}`;
+  const claim = claimName(process.pid);
   const staging = `${lockPath}.${claim}${STAGING_SUFFIX}`;
   await mkdir(staging, { mode: 0o700 });
   try {

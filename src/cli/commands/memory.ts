@@ -228,15 +228,22 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
 
   withCommonOptions(program.command('audit'))
     .description(
-      'check the directory: orphans, dangling index lines, missing descriptions, unknown types, caps',
+      'check the directory: orphans, dangling or duplicate index lines, missing descriptions, unknown types, caps, truncated files, temp files and dead locks',
     )
-    .action(async (opts: CommonOptions) => {
+    .option(
+      '--fix',
+      'delete leftover temp files and stale lock leftovers, clear locks of dead processes',
+    )
+    .action(async (opts: CommonOptions & { fix?: boolean }) => {
       const { path: dir } = memoryDirFor(io, opts);
-      const report = await auditMemoryDir(dir);
+      const report = await auditMemoryDir(dir, { fix: opts.fix === true });
       if (opts.json) printJson(io, report);
-      else if (report.ok)
-        io.stdout(`OK: ${report.memories} memories, ${report.indexEntries} index lines.\n`);
-      else io.stdout(report.problems.map((p) => `${p.kind}: ${p.message}\n`).join(''));
+      else {
+        for (const f of report.fixed ?? []) io.stdout(`fixed ${f.kind}: ${f.file}\n`);
+        if (report.ok)
+          io.stdout(`OK: ${report.memories} memories, ${report.indexEntries} index lines.\n`);
+        else io.stdout(report.problems.map((p) => `${p.kind}: ${p.message}\n`).join(''));
+      }
       if (!report.ok) throw new CliExit(1);
     });
 }
