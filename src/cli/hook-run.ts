@@ -236,22 +236,61 @@ function runEvent(
 }
 
 /**
+ * How long each hook may run before it stops with a message: under Claude Code's own timeout for
+ * the installed hook (`HOOK_TIMEOUTS`), so engram says why instead of being killed silently. The
+ * detached stop child (`stop --wait`) gets longer: it runs model calls, but never forever.
+ * `ENGRAM_HOOK_DEADLINE_MS` overrides them all.
+ */
+export const HOOK_DEADLINES_MS: Record<HookCommandName | 'stop-wait', number> = {
+  'session-start': 8_000,
+  'user-prompt-submit': 12_000,
+  stop: 8_000,
+  'stop-wait': 300_000,
+  'pre-compact': 110_000,
+};
+
+export function hookDeadlineMs(
+  name: HookCommandName,
+  opts: HookOptions,
+  env: CliIo['env'],
+): number {
+  const override = Number(env.ENGRAM_HOOK_DEADLINE_MS);
+  if (Number.isInteger(override) && override > 0) return override;
+  return HOOK_DEADLINES_MS[name === 'stop' && opts.wait ? 'stop-wait' : name];
+}
+
+/**
  * Run one hook and print its JSON; returns the exit status. A hook must never break the session:
  * on failure, valid JSON on stdout, the reason on stderr, and exit 1 (a non-blocking error; exit 2
- * would erase the user's prompt on UserPromptSubmit).
+ * would erase the user's prompt on UserPromptSubmit). Past its deadline it answers the same way.
  */
 export async function runHookCommand(
   name: HookCommandName,
   io: CliIo,
   opts: HookOptions,
 ): Promise<number> {
+  const deadlineMs = hookDeadlineMs(name, opts, io.env);
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => {
+    timer = setTimeout(() => resolve('deadline'), deadlineMs);
+  });
   let output: HookOutput;
   try {
-    output = await runHook(name, io, opts);
+    const result = await Promise.race([runHook(name, io, opts), deadline]);
+    if (result === 'deadline') {
+      io.stdout('{}\n');
+      io.stderr(
+        `engram: the ${name} hook stopped at its ${deadlineMs} ms deadline without finishing; nothing more was done this time.\n`,
+      );
+      return 1;
+    }
+    output = result;
   } catch (error) {
     io.stdout('{}\n');
     io.stderr(`engram: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
+  } finally {
+    clearTimeout(timer);
   }
   io.stdout(`${JSON.stringify(output)}\n`);
   return 0;

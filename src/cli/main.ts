@@ -18,7 +18,11 @@ async function main(argv: string[]): Promise<number> {
   const hook = parseLeanHookArgv(argv);
   if (hook) {
     const { runHookCommand } = await import('./hook-run.js');
-    return runHookCommand(hook.event, io, hook.options);
+    const code = await runHookCommand(hook.event, io, hook.options);
+    // A hook has answered: work still pending past its deadline (a stuck read, a slow model call)
+    // must not keep the process, and Claude Code, waiting.
+    setTimeout(() => process.exit(code), 200).unref();
+    return code;
   }
   const { runCli } = await import('./program.js');
   return runCli(argv, io);

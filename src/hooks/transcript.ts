@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { parseClaudeCodeTranscript, withoutThinking } from '../llm/claude-code-transcript.js';
 import type { Message } from '../llm/types.js';
 import { errnoCode } from '../util/errors.js';
+import { readTranscriptText } from '../util/regular-file.js';
 
 export interface HookTranscript {
   /** The conversation, without thinking blocks (their signatures only verify for the model that made them). */
@@ -86,7 +86,9 @@ export async function readHookTranscript(path: string | undefined): Promise<Hook
   if (path === undefined) return { messages: [], hookContexts: [], warnings: [], exists: false };
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // Regular files only, newest 32 MiB: a FIFO or /dev/zero as transcript_path must not hang
+    // or flood the hook.
+    text = (await readTranscriptText(path)).text;
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') {
       return { messages: [], hookContexts: [], warnings: [], exists: false };

@@ -3,10 +3,11 @@
  * every reason a file does not load is either silent by design (absent, already loaded) or
  * reported so the host can tell the user.
  */
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import picomatch from 'picomatch';
 import { errnoCode } from '../util/errors.js';
+import { readRegularFile } from '../util/regular-file.js';
 import {
   LARGE_FILE_CHARS,
   MARKDOWN_EXTENSIONS,
@@ -220,7 +221,9 @@ async function readText(
       );
       return undefined;
     }
-    return { text: await readFile(path, 'utf8'), size: info.size };
+    // Checked again on the opened descriptor (a FIFO swapped in after the stat must not block).
+    const read = await readRegularFile(path, { maxBytes: MAX_FILE_BYTES });
+    return { text: read.text, size: read.size };
   } catch (error) {
     report('unreadable', 'warning', `Skipped: cannot read (${errnoCode(error) ?? String(error)}).`);
     return undefined;

@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { EngramError, errnoCode } from '../util/errors.js';
+import { EngramError, errnoCode, isEngramError } from '../util/errors.js';
+import { readTranscriptText } from '../util/regular-file.js';
 import { convertContent, isObject, str } from './claude-code-blocks.js';
 import { fromOpenAIMessages, type OpenAIMessage } from './openai-convert.js';
 import type { ContentBlock, Message, ToolResultBlock, ToolUseBlock } from './types.js';
@@ -309,8 +309,9 @@ export async function loadTranscriptFile(
 ): Promise<TranscriptReadResult> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = (await readTranscriptText(path)).text;
   } catch (error) {
+    if (isEngramError(error)) throw error; // not a regular file: its own clear message
     if (errnoCode(error) === 'ENOENT') {
       throw new EngramError('not_found', `transcript not found: ${path}`, { cause: error });
     }

@@ -36,6 +36,8 @@ export interface EngramMcpServerOptions {
   projectDir?: string;
   /** Reported to clients. */
   version?: string;
+  /** Each tool call answers within this many ms (default `MCP_CALL_DEADLINE_MS`). */
+  callDeadlineMs?: number;
 }
 
 export const INDEX_RESOURCE_URI = 'engram://index';
@@ -62,10 +64,34 @@ function fileOfResource(encoded: string): string {
 const required = (field: keyof typeof MISSING_INPUT) =>
   z.string({ error: () => MISSING_INPUT[field] });
 
+/**
+ * Every tool call answers within this (default 30 s), as an error result if it must: one stuck
+ * call must not leave the client waiting, and the server keeps answering the calls after it.
+ */
+export const MCP_CALL_DEADLINE_MS = 30_000;
+
 /** Tool failures are results the model reads (`isError`), never protocol errors. */
-async function asResult(run: () => Promise<ToolText>): Promise<CallToolResult> {
+async function asResult(
+  run: () => Promise<ToolText>,
+  deadlineMs: number = MCP_CALL_DEADLINE_MS,
+): Promise<CallToolResult> {
+  let timer: NodeJS.Timeout | undefined;
   try {
-    const out = await run();
+    const out = await Promise.race([
+      run(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `The call did not finish within its ${deadlineMs} ms deadline; nothing more is done for it. Try again, or run \`engram audit\`.`,
+              ),
+            ),
+          deadlineMs,
+        );
+        timer.unref();
+      }),
+    ]);
     return {
       content: [out.text, ...(out.extra ?? [])].map((text) => ({ type: 'text' as const, text })),
       // Every structured result carries the text the model needs: Claude Code passes only this.
@@ -74,6 +100,8 @@ async function asResult(run: () => Promise<ToolText>): Promise<CallToolResult> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { content: [{ type: 'text', text: message }], isError: true };
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -98,6 +126,7 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
     ...(clock ? { clock } : {}),
     ...(options.projectDir ? { projectDir: options.projectDir } : {}),
   };
+  const deadlineMs = options.callDeadlineMs ?? MCP_CALL_DEADLINE_MS;
   const server = new McpServer(
     { name: 'engram', version: options.version ?? ENGRAM_VERSION },
     { instructions: MCP_SERVER_INSTRUCTIONS },
@@ -118,7 +147,7 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
       },
       annotations: { readOnlyHint: true },
     },
-    (args) => asResult(() => recallTool(ctx, args)),
+    (args) => asResult(() => recallTool(ctx, args), deadlineMs),
   );
   server.registerTool(
     'memory_save',
@@ -139,7 +168,7 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
           .describe('File name ending in .md; derived from the name when omitted'),
       },
     },
-    (args) => asResult(() => saveTool(ctx, args)),
+    (args) => asResult(() => saveTool(ctx, args), deadlineMs),
   );
   server.registerTool(
     'memory_list',
@@ -148,7 +177,7 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
       inputSchema: { include_revoked: z.boolean().optional() },
       annotations: { readOnlyHint: true },
     },
-    (args) => asResult(() => listTool(ctx, args)),
+    (args) => asResult(() => listTool(ctx, args), deadlineMs),
   );
   server.registerTool(
     'memory_read',
@@ -159,7 +188,7 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
       },
       annotations: { readOnlyHint: true },
     },
-    (args) => asResult(() => readTool(ctx, args)),
+    (args) => asResult(() => readTool(ctx, args), deadlineMs),
   );
   server.registerTool(
     'memory_revoke',
@@ -172,12 +201,12 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
       },
       annotations: { destructiveHint: true },
     },
-    (args) => asResult(() => revokeTool(ctx, args)),
+    (args) => asResult(() => revokeTool(ctx, args), deadlineMs),
   );
   server.registerTool(
     'memory_audit',
     { description: TOOL_DESCRIPTIONS.memory_audit, annotations: { readOnlyHint: true } },
-    () => asResult(() => auditTool(ctx)),
+    () => asResult(() => auditTool(ctx), deadlineMs),
   );
 
   server.registerResource(

@@ -100,3 +100,20 @@ export function describeKind(info: Stats): string {
   if (info.isSymbolicLink()) return 'a symbolic link';
   return 'not a regular file';
 }
+
+/** Transcripts grow for a whole session; only their newest part is ever needed (32 MiB). */
+export const TRANSCRIPT_MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * A JSONL transcript's text, regular files only: a longer one is read from its last
+ * `maxBytes`, starting at the first whole line (the older messages are the ones to lose).
+ */
+export async function readTranscriptText(
+  path: string,
+  maxBytes: number = TRANSCRIPT_MAX_BYTES,
+): Promise<{ text: string; partial: boolean; size: number }> {
+  const read = await readRegularFile(path, { maxBytes, overflow: 'tail' });
+  if (!read.partial) return { text: read.text, partial: false, size: read.size };
+  const newline = read.text.indexOf('\n');
+  return { text: newline < 0 ? '' : read.text.slice(newline + 1), partial: true, size: read.size };
+}
