@@ -34,7 +34,9 @@ function runLoop(dir: string, tag: string, count: number): Promise<number | null
 }
 
 describe('the header cache file across processes', () => {
-  it('two processes recalling at once leave a whole, correct cache file naming every memory', { timeout: 120_000 }, async () => {
+  it('two processes recalling at once leave a whole, correct cache file naming every memory', {
+    timeout: 120_000,
+  }, async () => {
     const dir = memoryDir(40);
     const codes = await Promise.all([runLoop(dir, 'a', 15), runLoop(dir, 'b', 15)]);
     expect(codes).toEqual([0, 0]);

@@ -9,6 +9,7 @@ import {
   updateIndex,
   upsertIndexLine,
 } from '../memdir/index.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import type { DoctorReport } from './doctor.js';
 
 /** Backups of MEMORY.md taken before a repair, inside the directory's dot folder. */
@@ -34,7 +35,7 @@ export interface DoctorRepair {
 export async function repairMemoryDir(
   dir: string,
   report: DoctorReport,
-  nowMs = Date.now(),
+  clock: Clock = systemClock,
 ): Promise<DoctorRepair> {
   const none = { backup: null, addedIndexLines: [], droppedIndexLines: [] };
   if (!report.crossCheck.agree) {
@@ -48,7 +49,7 @@ export async function repairMemoryDir(
   if (orphans.length === 0 && drop.length === 0) return { ...none, skipped: 'nothing to repair' };
   let backup: string | null = null;
   if ((await readIndexRaw(dir)) !== undefined) {
-    const stamp = new Date(nowMs).toISOString().replace(/[:.]/g, '-');
+    const stamp = new Date(clock.now()).toISOString().replace(/[:.]/g, '-');
     await mkdir(join(dir, DOCTOR_BACKUP_DIR), { recursive: true, mode: 0o700 });
     backup = join(dir, DOCTOR_BACKUP_DIR, `${INDEX_FILE}.${stamp}.bak`);
     await copyFile(join(dir, INDEX_FILE), backup);

@@ -11,6 +11,7 @@ import {
   truncateIndex,
 } from '../memdir/index.js';
 import { metricsPathFor, readRecallMetrics } from '../recall/index.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { type ClaimCheck, isLocationClaim } from './claims.js';
 import {
   feedbackPolarity,
@@ -37,7 +38,7 @@ export interface DoctorOptions {
   verifyBudgetMs?: number;
   /** The recall log (default: the one in the memory directory). */
   recallLog?: string;
-  nowMs?: number;
+  clock?: Clock;
 }
 
 export interface DoctorSummary {
@@ -78,7 +79,7 @@ export async function diagnoseMemoryDir(
   dir: string,
   options: DoctorOptions = {},
 ): Promise<DoctorReport> {
-  const nowMs = options.nowMs ?? Date.now();
+  const nowMs = (options.clock ?? systemClock).now();
   const [audit, scan, indexText] = await Promise.all([
     auditMemoryDir(dir),
     scanMemories(dir, { cap: Number.POSITIVE_INFINITY }),

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { findGitLocation } from '../config/git-root.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { runGit } from './git.js';
 
 /**
@@ -33,8 +34,8 @@ export interface ProbeOptions {
   /** The memory directory: when it lies inside the project, a memory must not confirm itself. */
   memoryDir?: string;
   signal?: AbortSignal;
-  /** Clock for the walk's state bucket. */
-  nowMs?: () => number;
+  /** Clock for the walk's state bucket (default the system clock). */
+  clock?: Clock;
 }
 
 /** Outside git, cached checks expire after this long (a walk has no cheap change signal). */
@@ -107,7 +108,8 @@ export function gitProbe(root: string, options: ProbeOptions = {}): ProjectProbe
 
 export function walkProbe(root: string, options: ProbeOptions = {}): ProjectProbe {
   const excluded = memoryDirInside(root, options.memoryDir);
-  const now = options.nowMs ?? Date.now;
+  const clock = options.clock ?? systemClock;
+  const now = () => clock.now();
   let listing: Promise<string[]> | undefined;
   const texts = new Map<string, Promise<string | undefined>>();
   const list = () => {

@@ -1,5 +1,6 @@
 import { parseFrontmatter } from '../memdir/frontmatter.js';
 import type { MemoryVerdict, MemoryVerifier, VerifyRequest } from '../recall/verification.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { checkClaims } from './check-claims.js';
 import {
   type ClaimCache,
@@ -38,7 +39,7 @@ export interface ClaimVerifierOptions {
   fresh?: boolean;
   /** The project as checks see it (default: git when in a repository, else a bounded walk). */
   probe?: ProjectProbe;
-  now?: () => number;
+  clock?: Clock;
 }
 
 export interface ClaimVerifier extends MemoryVerifier {
@@ -82,7 +83,7 @@ export function createClaimVerifier(options: ClaimVerifierOptions): ClaimVerifie
       projectProbe(options.projectDir, {
         memoryDir: options.memoryDir,
         signal: AbortSignal.any([disposal.signal, abort.signal]),
-        ...(options.now ? { nowMs: options.now } : {}),
+        ...(options.clock ? { clock: options.clock } : {}),
       });
     // Cache-only answers must be ready at once, so they skip the full state (a git process).
     const full =
@@ -134,7 +135,7 @@ export function createClaimVerifier(options: ClaimVerifierOptions): ClaimVerifie
         identity: memoryIdentity(r.file, r.content),
         state: state!,
         ...(quick ? { quickState: quick } : {}),
-        checkedAt: new Date(options.now?.() ?? Date.now()).toISOString(),
+        checkedAt: new Date((options.clock ?? systemClock).now()).toISOString(),
         checks,
       };
     }

@@ -2,6 +2,7 @@ import type { Dirent } from 'node:fs';
 import { lstat, readdir, readFile, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TEMP_PREFIX, tempFileWriterPid } from '../util/atomic-write.js';
+import { type Clock, systemClock } from '../util/clock.js';
 import { errnoCode } from '../util/errors.js';
 import {
   claimHolderState,
@@ -62,7 +63,8 @@ function isLockDir(name: string): boolean {
 }
 
 /** Findings about temp files, locks and special files anywhere below `dir`. */
-export async function auditFiles(dir: string, nowMs = Date.now()): Promise<FileFinding[]> {
+export async function auditFiles(dir: string, clock: Clock = systemClock): Promise<FileFinding[]> {
+  const nowMs = clock.now();
   const findings: FileFinding[] = [];
   for (const { rel, dirent } of await walkAll(dir)) {
     const name = dirent.name;

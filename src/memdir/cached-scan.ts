@@ -5,6 +5,7 @@
  * per file, one file open at a time, so no EMFILE), and a long-running host's loop never waits for
  * more than one slice. A deadline stops the work and returns what is ready.
  */
+
 import {
   closeSync,
   type Dirent,
@@ -16,6 +17,7 @@ import {
   statSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { type Clock, systemClock } from '../util/clock.js';
 import { EngramError, errnoCode } from '../util/errors.js';
 import { SLICE_MS, yieldToLoop } from '../util/yield-to-loop.js';
 import { FRONTMATTER_MAX_LINES } from './constants.js';
@@ -38,8 +40,8 @@ export interface CachedScanOptions {
   expired?: () => boolean;
   /** Use the cache file on disk (default true); false starts from an empty cache. */
   persisted?: boolean;
-  /** Wall clock for deciding whether a just-changed file can be trusted (tests). */
-  now?: () => number;
+  /** The clock for deciding whether a just-changed file can be trusted (default the system clock). */
+  clock?: Clock;
 }
 
 export interface CachedScanResult extends ScanResult {
@@ -59,7 +61,8 @@ export async function scanMemoriesCached(
   options: CachedScanOptions = {},
 ): Promise<CachedScanResult> {
   const expired = options.expired ?? (() => false);
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
+  const now = () => clock.now();
   const cache = directoryCache(dir, options.persisted === false ? { persisted: false } : {});
   const files = listMemoryFilesSync(dir);
   const memories: MemoryHeader[] = [];

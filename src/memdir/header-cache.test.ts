@@ -23,6 +23,8 @@ import { scanMemories } from './scan.js';
 
 const HOUR = 3_600_000;
 /** Scans run "later" than the files were written, so entries are trusted (as on a real warm turn). */
+/** A clock reading `now` (tests move it by hand). */
+const clockAt = (now: () => number) => ({ now, sleep: async () => {} });
 const later = () => Date.now() + 10 * TIMESTAMP_GRANULARITY_MS;
 
 function tempDir(): string {
@@ -46,11 +48,11 @@ async function reference(dir: string) {
 /** A scan as the next turn of a one-shot process sees it: nothing in memory, the file on disk. */
 async function nextProcessScan(dir: string) {
   clearHeaderCaches();
-  return scanMemoriesCached(dir, { now: later });
+  return scanMemoriesCached(dir, { clock: clockAt(later) });
 }
 
 async function warmScan(dir: string) {
-  const scan = await scanMemoriesCached(dir, { now: later });
+  const scan = await scanMemoriesCached(dir, { clock: clockAt(later) });
   await persistDirectoryCache(scan.cache);
   return scan;
 }
@@ -67,7 +69,7 @@ describe('the header cache', () => {
     const first = await warmScan(dir);
     expect(first.read).toBe(32);
     expect(first.memories).toEqual(await reference(dir));
-    const second = await scanMemoriesCached(dir, { now: later });
+    const second = await scanMemoriesCached(dir, { clock: clockAt(later) });
     expect(second.read).toBe(0);
     expect(second.memories).toEqual(await reference(dir));
     const fromFile = await nextProcessScan(dir);
@@ -85,7 +87,7 @@ describe('the header cache', () => {
     rmSync(join(dir, 'c.md'));
     write(dir, 'e.md', memory('a brand new memory'));
     for (const scan of [
-      await scanMemoriesCached(dir, { now: later }),
+      await scanMemoriesCached(dir, { clock: clockAt(later) }),
       await nextProcessScan(dir),
     ]) {
       expect(scan.memories).toEqual(await reference(dir));
@@ -121,11 +123,11 @@ describe('the header cache', () => {
     const changed = statSync(join(dir, 'a.md')).ctimeMs;
     // Read "just after" the change: the same second could still hold a same-size edit.
     const soon = () => changed + TIMESTAMP_GRANULARITY_MS / 4;
-    expect((await scanMemoriesCached(dir, { now: soon })).read).toBe(1);
-    expect((await scanMemoriesCached(dir, { now: soon })).read).toBe(1);
+    expect((await scanMemoriesCached(dir, { clock: clockAt(soon) })).read).toBe(1);
+    expect((await scanMemoriesCached(dir, { clock: clockAt(soon) })).read).toBe(1);
     // Once the file has been still for longer than that, the entry stands for it.
-    expect((await scanMemoriesCached(dir, { now: later })).read).toBe(1);
-    expect((await scanMemoriesCached(dir, { now: later })).read).toBe(0);
+    expect((await scanMemoriesCached(dir, { clock: clockAt(later) })).read).toBe(1);
+    expect((await scanMemoriesCached(dir, { clock: clockAt(later) })).read).toBe(0);
     expect(isTrusted({ size: 1, mtimeMs: 0, ctimeMs: 0, ino: 1 }, 1)).toBe(false);
   });
 
@@ -171,11 +173,11 @@ describe('the header cache', () => {
   it('merges with the file another process wrote meanwhile instead of overwriting it', async () => {
     const dir = tempDir();
     write(dir, 'a.md', memory('alpha'));
-    const mine = await scanMemoriesCached(dir, { now: later });
+    const mine = await scanMemoriesCached(dir, { clock: clockAt(later) });
     // Another process, with its own memory, sees a file this one has not seen yet.
     clearHeaderCaches();
     write(dir, 'b.md', memory('beta'));
-    const theirs = await scanMemoriesCached(dir, { now: later });
+    const theirs = await scanMemoriesCached(dir, { clock: clockAt(later) });
     await Promise.all([persistDirectoryCache(theirs.cache), persistDirectoryCache(mine.cache)]);
     const saved = JSON.parse(readFileSync(join(dir, HEADER_CACHE_FILE), 'utf8')) as {
       entries: Record<string, unknown>;
