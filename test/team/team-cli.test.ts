@@ -232,6 +232,8 @@ describe('engram team (CLI and server as processes)', () => {
     const push = await frank.run('team', 'push', '--dir', frank.memory, '--json');
     expect(push.code).toBe(1);
     expect(JSON.parse(push.stdout).failure).toMatchObject({ kind: 'http', status: 403 });
+    const status = await frank.run('team', 'status', '--dir', frank.memory, '--json');
+    expect(JSON.parse(status.stdout).pushesStopped).toMatch(/read_only_token/);
     const other = await runCliProcess(
       ['team', 'token', 'create', '--repo', 'other', '--write', '--db', db],
       cliEnv(home),

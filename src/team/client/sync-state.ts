@@ -15,6 +15,8 @@ export interface SyncState {
   /** The last known server checksum of every key. */
   checksums: Record<string, string>;
   lastPull?: string;
+  /** Written only to record a failed push: nothing is known about the server yet. */
+  unknown?: boolean;
   lastPush?: {
     at: string;
     ok: boolean;

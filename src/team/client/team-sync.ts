@@ -160,7 +160,8 @@ export class TeamSync {
       checksums[key] = sum;
       report.written.push(key);
     }
-    const previous = await loadSyncState(teamDir, ready.config.url, ready.config.repo);
+    const { unknown: _unknown, ...previous } =
+      (await loadSyncState(teamDir, ready.config.url, ready.config.repo)) ?? {};
     await saveSyncState(teamDir, {
       ...previous,
       url: ready.config.url,
@@ -218,7 +219,7 @@ export class TeamSync {
         });
     }
     let state = await loadSyncState(teamDir, config.url, config.repo);
-    if (!state) {
+    if (!state || state.unknown) {
       const fresh = await this.refresh(http, config);
       if (!fresh.ok) return this.fail(report, fresh.failure, config);
       state = fresh.state;
@@ -298,8 +299,9 @@ export class TeamSync {
     const checksums: Record<string, string> = {};
     for (const [k, v] of Object.entries(res.body.checksums ?? {}))
       if (typeof v === 'string') checksums[k] = v;
+    const { unknown: _unknown, ...known } = previous ?? {};
     const state: SyncState = {
-      ...previous,
+      ...known,
       url: config.url,
       repo: config.repo,
       version: res.version,
@@ -320,8 +322,15 @@ export class TeamSync {
   }
 
   private async recordPush(config: Required<TeamClientConfig>, report: PushReport): Promise<void> {
-    const state = await loadSyncState(this.options.teamDir, config.url, config.repo);
-    if (!state) return;
+    // A push that failed before anything was known still leaves its reason for `status`; such a
+    // state is marked so the next push starts from the server's hashes, not from an empty map.
+    const state = (await loadSyncState(this.options.teamDir, config.url, config.repo)) ?? {
+      url: config.url,
+      repo: config.repo,
+      version: 0,
+      checksums: {},
+      unknown: true,
+    };
     state.lastPush = {
       at: new Date().toISOString(),
       ok: report.failure === undefined,
