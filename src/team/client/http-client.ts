@@ -1,3 +1,4 @@
+import { limitsFromHeaders, type TeamLimits } from '../limits.js';
 import { etagFor } from '../server/routes.js';
 
 export interface TeamHttpOptions {
@@ -11,7 +12,7 @@ export interface TeamHttpOptions {
 }
 
 export type HttpResult<T> =
-  | { ok: true; status: number; version: number; body: T }
+  | { ok: true; status: number; version: number; body: T; limits: Partial<TeamLimits> }
   | { ok: false; status: number; version?: number; body: Record<string, unknown> }
   | { ok: false; status: 0; error: string };
 
@@ -101,7 +102,13 @@ export class TeamHttpClient {
         body: parsed,
       };
     }
-    return { ok: true, status: response.status, version: version ?? 0, body: parsed as T };
+    return {
+      ok: true,
+      status: response.status,
+      version: version ?? 0,
+      body: parsed as T,
+      limits: limitsFromHeaders(response.headers),
+    };
   }
 }
 

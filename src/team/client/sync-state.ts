@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { errnoCode } from '../../util/errors.js';
+import type { TeamLimits } from '../limits.js';
 import type { PushFailure } from './failure.js';
 
 /** Kept in the team folder as a dot file: scans, pushes and the watcher never treat it as a memory. */
@@ -15,6 +16,8 @@ export interface SyncState {
   /** The last known server checksum of every key. */
   checksums: Record<string, string>;
   lastPull?: string;
+  /** The limits the server announced last. */
+  limits?: Partial<TeamLimits>;
   /** Written only to record a failed push: nothing is known about the server yet. */
   unknown?: boolean;
   lastPush?: {

@@ -160,4 +160,40 @@ describe('team sync client', () => {
     expect(Math.max(...received)).toBeLessThanOrEqual(8 * 1024);
     expect(a.sync.http!.sentBodies).toEqual(received);
   });
+
+  it('packs under the limits the server announces, so nothing over its cap goes on the wire', async () => {
+    const s = await server({ maxBodyBytes: 4096, maxEntryBytes: 1024 });
+    const a = await client(s);
+    for (let i = 0; i < 20; i++)
+      await put(a.teamDir, `n${String(i).padStart(2, '0')}.md`, 'y'.repeat(500));
+    await put(a.teamDir, 'big.md', 'z'.repeat(2000));
+    const report = await a.sync.push();
+    expect(report.failure).toBeUndefined();
+    expect(report.pushed).toHaveLength(20);
+    expect(report.skipped).toEqual([{ key: 'big.md', reason: 'too_large' }]);
+    const puts = s.logs.filter((l) => l.method === 'PUT');
+    expect(puts.every((l) => l.status === 200)).toBe(true);
+    expect(Math.max(...puts.map((l) => l.bytesIn!))).toBeLessThanOrEqual(4096);
+  });
+
+  it('re-forms its batches when a 413 names a smaller limit than it knew', async () => {
+    const s = await server({ maxBodyBytes: 4096 });
+    const a = await client(s);
+    await put(a.teamDir, 'first.md', 'x');
+    await a.sync.push();
+    // A state written before the server announced limits (or by an older client).
+    const statePath = join(a.teamDir, '.engram-sync.json');
+    const state = JSON.parse(await readFile(statePath, 'utf8'));
+    delete state.limits;
+    await writeFile(statePath, JSON.stringify(state));
+    for (let i = 0; i < 20; i++) await put(a.teamDir, `m${i}.md`, 'y'.repeat(500));
+    const report = await a.sync.push();
+    expect(report.failure).toBeUndefined();
+    expect(report.pushed).toHaveLength(20);
+    const puts = s.logs.filter((l) => l.method === 'PUT');
+    expect(puts.filter((l) => l.status === 413)).toHaveLength(1);
+    expect(
+      Math.max(...puts.filter((l) => l.status === 200).map((l) => l.bytesIn!)),
+    ).toBeLessThanOrEqual(4096);
+  });
 });

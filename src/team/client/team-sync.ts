@@ -168,6 +168,7 @@ export class TeamSync {
       repo: ready.config.repo,
       version: res.version,
       checksums,
+      limits: res.limits,
       lastPull: new Date().toISOString(),
     });
     return report;
@@ -227,16 +228,31 @@ export class TeamSync {
     const rounds = this.options.maxConflictRounds ?? 3;
     // How long one refresh-and-put took: the window in which another writer can get in first.
     let windowStart = performance.now();
+    // A server with smaller limits than ours says so in its 413: the batches are formed again under
+    // its limit (or the one entry it names is held back), a few times at most.
+    let cap = Math.min(maxBodyBytes, state.limits?.maxBodyBytes ?? maxBodyBytes);
+    let replans = 0;
+    const entryCap = state.limits?.maxEntryBytes;
+    if (entryCap !== undefined) {
+      for (const [key, content] of local.contents) {
+        if (Buffer.byteLength(content, 'utf8') > entryCap) {
+          report.skipped.push({ key, reason: 'too_large' });
+          local.contents.delete(key);
+        }
+      }
+    }
     for (let round = 0; ; round++) {
       const changed = new Map<string, string>();
       for (const [key, content] of local.contents) {
         if (state.checksums[key] !== teamChecksum(content)) changed.set(key, content);
       }
-      const plan = packBatches(changed, maxBodyBytes);
-      if (round === 0) {
-        for (const key of plan.tooLarge) report.skipped.push({ key, reason: 'too_large' });
+      const plan = packBatches(changed, cap);
+      for (const key of plan.tooLarge) {
+        report.skipped.push({ key, reason: 'too_large' });
+        local.contents.delete(key);
       }
       let conflicted = false;
+      let replan = false;
       for (const [i, batch] of plan.batches.entries()) {
         this.options.onProgress?.({
           batch: i + 1,
@@ -260,7 +276,26 @@ export class TeamSync {
           conflicted = true;
           break;
         }
+        if (res.status === 413 && replans < MAX_REPLANS && 'body' in res) {
+          const { error, limit, key } = res.body;
+          if (error === 'body_too_large' && typeof limit === 'number' && limit < cap) {
+            cap = limit;
+            replan = true;
+            break;
+          }
+          if (error === 'entry_too_large' && typeof key === 'string' && local.contents.has(key)) {
+            report.skipped.push({ key, reason: 'too_large' });
+            local.contents.delete(key);
+            replan = true;
+            break;
+          }
+        }
         return this.fail(report, failureOf(res), config);
+      }
+      if (replan) {
+        replans++;
+        round--; // not a conflict round
+        continue;
       }
       if (!conflicted) break;
       if (round >= rounds) {
@@ -306,6 +341,7 @@ export class TeamSync {
       repo: config.repo,
       version: res.version,
       checksums,
+      limits: res.limits,
     };
     await saveSyncState(this.options.teamDir, state);
     return { ok: true, state };
@@ -341,6 +377,8 @@ export class TeamSync {
   }
 }
 
+/** How often a push re-forms its batches after a 413 that names a smaller limit. */
+const MAX_REPLANS = 5;
 /** The longest pause between two conflict rounds. */
 const MAX_CONFLICT_PAUSE_MS = 15_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

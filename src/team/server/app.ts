@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { checkTeamKey } from '../keys.js';
-import { DEFAULT_TEAM_LIMITS, type TeamLimits } from '../limits.js';
+import { DEFAULT_TEAM_LIMITS, LIMIT_HEADERS, type TeamLimits } from '../limits.js';
 import type { TeamStore } from '../storage/types.js';
 import { authorize, isRepoName } from './auth.js';
 import { TEAM_OPENAPI } from './openapi.js';
@@ -64,6 +64,10 @@ export function createTeamApp(options: TeamAppOptions): Hono {
       return c.json({ error: 'method_not_allowed' }, 405);
     }
     setFacts(c, { repo: path.repo });
+    // The limits travel with every answer, so a client packs its batches under them from the start.
+    c.header(LIMIT_HEADERS.maxEntries, String(limits.maxEntries));
+    c.header(LIMIT_HEADERS.maxEntryBytes, String(limits.maxEntryBytes));
+    c.header(LIMIT_HEADERS.maxBodyBytes, String(limits.maxBodyBytes));
     const auth = await authorize(store, c.req.header('authorization'), path.repo, method !== 'GET');
     if (!auth.ok) {
       if (auth.status === 401) c.header('WWW-Authenticate', 'Bearer');
