@@ -97,3 +97,16 @@ describe('identifierInSpan', () => {
     expect(identifierInSpan('HOME')).toBeUndefined();
   });
 });
+
+describe('flags of commands', () => {
+  it('belong to the project only when the program is not a well-known outside tool', () => {
+    const flags = (body: string) =>
+      extractClaims(body).flatMap((c) => (c.kind === 'identifier' ? [c.identifier] : []));
+    expect(flags('Run `docker run --rm app` and `git push --force-with-lease`.')).toEqual([]);
+    expect(flags('Run `sudo apt-get install --yes x`.')).toEqual([]);
+    expect(flags('Run `./bin/deploy --canary` or `mytool --dry-run`.')).toEqual([
+      '--canary',
+      '--dry-run',
+    ]);
+  });
+});

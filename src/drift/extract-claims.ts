@@ -170,6 +170,16 @@ function isDistinctive(name: string): boolean {
   );
 }
 
+/**
+ * Programs whose flags belong to them, not to the project: `docker run --rm` says nothing about
+ * this tree. Flags of other commands (the project's own CLI, most likely) are claims.
+ */
+const EXTERNAL_PROGRAMS = new RegExp(
+  `^(?:sudo\\s+)?(?:${'npm pnpm yarn bun npx git node deno cd ls rm cp mv cat less grep rg find sed awk xargs curl wget docker docker-compose podman kubectl helm brew apt apt-get dnf pip pip3 pipx python python3 uv poetry cargo rustup go make cmake ssh scp rsync tar zip unzip gh aws gcloud az terraform jq chmod chown echo export source tsc biome eslint prettier vitest jest pytest'
+    .split(' ')
+    .join('|')})(?=\\s|$)`,
+);
+
 /** A backticked command: its package script, and the flags it passes. */
 function commandClaims(text: string): Claim[] {
   const claims: Claim[] = [];
@@ -178,7 +188,7 @@ function commandClaims(text: string): Claim[] {
     claims.push({ kind: 'script', text, script });
   }
   // Flags of the project's own commands; a runner's own flags (`npm --silent`) would be noise.
-  if (script === undefined && !/^(?:npm|pnpm|yarn|bun|npx|git|node|cd|ls|rm|cp|mv)\b/.test(text)) {
+  if (script === undefined && !EXTERNAL_PROGRAMS.test(text)) {
     for (const m of text.matchAll(/(?<=^|\s)(--[a-z0-9][\w-]*)/gi)) {
       claims.push({ kind: 'identifier', text: m[1]!, identifier: m[1]!, role: 'flag' });
     }
