@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, requireBuild, runCliProcess, tempRoot } from '../support/cli-process.js';
+import { CLI, cliEnv, requireBuild, runCliProcess, tempRoot } from '../support/cli-process.js';
 import { type ServeProcess, startServeProcess } from './support.js';
 
 const root = await tempRoot('engram-team-cli-');
@@ -244,6 +245,47 @@ describe('engram team (CLI and server as processes)', () => {
     });
     expect(res.status).toBe(403);
   });
+});
+
+describe('engram team watch', () => {
+  it('pulls at start, pushes a saved team file after the debounce, and ends on SIGTERM', async () => {
+    const gina = await user('gina');
+    const team = join(gina.memory, 'team');
+    await mkdir(team, { recursive: true });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'team', 'watch', '--dir', gina.memory, '--debounce', '200', '--json'],
+      {
+        env: gina.env,
+        cwd: gina.dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    const until = async (check: () => boolean | Promise<boolean>) => {
+      for (let i = 0; i < 300 && !(await check()); i++)
+        await new Promise((r) => setTimeout(r, 100));
+    };
+    await until(() => out.includes('"event":"pull"'));
+    expect(out).toContain('"event":"pull"');
+    await writeFile(join(team, 'watched.md'), 'seen by the watcher');
+    const onServer = async () => {
+      const res = await fetch(`${server.url}/v1/repos/acme/memories?view=hashes`, {
+        headers: { authorization: `Bearer ${writeToken}` },
+      });
+      const body = (await res.json()) as { checksums: Record<string, string> };
+      return 'watched.md' in body.checksums;
+    };
+    await until(onServer);
+    expect(await onServer()).toBe(true);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(out).toContain('"event":"push"');
+  }, 60_000);
 });
 
 describe('engram team serve shutdown', () => {
