@@ -11,6 +11,13 @@ import { scanMemories } from '../memdir/scan.js';
 import { resolveClock } from '../util/clock.js';
 import { EngramError, isEngramError } from '../util/errors.js';
 import {
+  backoffMessage,
+  decideBackoff,
+  extractionConfigKey,
+  type FailureRecord,
+  nextFailureRecord,
+} from './backoff.js';
+import {
   defaultForkTools,
   forkSandbox,
   localDate,
@@ -53,6 +60,9 @@ export function createExtractor(options: ExtractorOptions): Extractor {
   const canUseTool = forkSandbox(memoryDir, options.tools ? hostCwd : undefined);
 
   let cursor = options.cursor;
+  // The last failure: the same failure on the same messages is not repeated every turn.
+  let failure: FailureRecord | undefined;
+  const config = extractionConfigKey(options.model, maxTurns);
   let inProgress = false;
   let pending: ExtractionContext | undefined;
   let turnsSinceLastRun = 0;
@@ -137,6 +147,23 @@ export function createExtractor(options: ExtractorOptions): Extractor {
     trailing: boolean,
   ): Promise<ExtractionRun> {
     const run = base(trailing, decision.newMessageCount);
+    const gate = decideBackoff(failure, context.messages, config);
+    if (gate.kind === 'skip' && failure) {
+      run.reason = 'backed_off';
+      if (!failure.announced) run.warnings.push(backoffMessage(failure, gate.needed));
+      failure = { ...failure, announced: true };
+      return run;
+    }
+    const finished = await runForkOnce(context, decision, run);
+    failure = nextFailureRecord(failure, finished, context.messages.at(-1)?.id, config);
+    return finished;
+  }
+
+  async function runForkOnce(
+    context: ExtractionContext,
+    decision: RunDecision,
+    run: ExtractionRun,
+  ): Promise<ExtractionRun> {
     const abort = new AbortController();
     controller = abort;
     try {

@@ -51,7 +51,8 @@ export interface SavedNotice {
   files: string[];
 }
 
-export type SkipReason = 'no_new_messages' | 'main_agent_wrote' | 'throttled';
+/** `backed_off`: the same failure on the same messages is not repeated (see backoff.ts). */
+export type SkipReason = 'no_new_messages' | 'main_agent_wrote' | 'throttled' | 'backed_off';
 export type FailureReason = Exclude<ForkedAgentResult['status'], 'completed'>;
 
 export interface ExtractionRun {

@@ -32,6 +32,9 @@ export async function stopHook(input: HookInput, ctx: HookContext): Promise<Hook
         ctx.log?.(`extraction ${run.outcome}${run.reason ? ` (${run.reason})` : ''}`);
         if (run.outcome === 'failed')
           ctx.notice?.(NOTICES.extractionFailed(run.reason ?? 'no reason given'));
+      } else if (event.kind === 'backoff') {
+        ctx.log?.(event.message);
+        ctx.notice?.(NOTICES.extractionFailed(event.message));
       } else if (event.kind === 'notes') {
         ctx.log?.(`session notes ${event.outcome.status}: ${event.outcome.reason}`);
       } else if (event.kind === 'dream') {

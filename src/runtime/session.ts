@@ -269,10 +269,13 @@ export function openEngramSession(
   ): Promise<TurnOutcome['extraction']> {
     const path = cursorPath();
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    const [{ createExtractor }, { messagesSinceCursor }] = await Promise.all([
+    const [{ createExtractor }, { messagesSinceCursor }, backoff, policy] = await Promise.all([
       import('../extract/extractor.js'),
       import('../extract/since-cursor.js'),
+      import('../extract/backoff.js'),
+      import('../extract/policy.js'),
     ]);
+    const config = backoff.extractionConfigKey(model!, policy.DEFAULT_EXTRACTION_MAX_TURNS);
     return withFileLock(
       `${path}.lock`,
       async () => {
@@ -280,13 +283,36 @@ export function openEngramSession(
         const messages = messagesSinceCursor(conversation.messages, stored.cursor);
         if (messages.length === 0)
           return { outcome: 'skipped' as const, reason: 'no new messages' };
+        // The same failure on the same messages is not repeated every turn; said once.
+        const gate = backoff.decideBackoff(stored.failure, conversation.messages, config);
+        if (gate.kind === 'skip' && stored.failure) {
+          if (!stored.failure.announced) {
+            const text = backoff.backoffMessage(stored.failure, gate.needed);
+            emit({ kind: 'backoff', message: text });
+            await writeExtractionCursor(path, {
+              ...stored,
+              failure: { ...stored.failure, announced: true },
+            });
+          }
+          return { outcome: 'skipped' as const, reason: 'backed_off' };
+        }
         const run = await createExtractor({ memoryDir, model: model!, clock }).extractNow({
           ...conversation,
           tools: conversation.tools.length > 0 ? conversation.tools : FILE_TOOL_DEFINITIONS,
           messages,
         });
         emit({ kind: 'extraction', run });
-        await saveCursor(run, transcriptPath);
+        const failure = backoff.nextFailureRecord(
+          stored.failure,
+          run,
+          conversation.messages.at(-1)?.id,
+          config,
+        );
+        if (run.outcome === 'failed') {
+          if (failure) await writeExtractionCursor(path, { ...stored, failure });
+        } else {
+          await saveCursor(run, transcriptPath);
+        }
         return run;
       },
       { timeoutMs: 120_000, staleMs: 600_000 },

@@ -43,6 +43,8 @@ export type EngramEvent =
   | { kind: 'recall'; sessionId: string; result: RecallResult }
   | { kind: 'recall_error'; sessionId: string; error: unknown }
   | { kind: 'extraction'; sessionId: string; run: ExtractionRun }
+  /** Extraction is backed off after a repeated failure; emitted once per back-off. */
+  | { kind: 'backoff'; sessionId: string; message: string }
   | { kind: 'saved'; sessionId: string; notice: SavedNotice }
   | { kind: 'notes'; sessionId: string; outcome: NotesUpdateOutcome }
   | { kind: 'dream'; sessionId: string; outcome: DreamOutcome }

@@ -191,6 +191,14 @@ export interface ExtractionCursor {
   cursor?: string;
   transcriptPath?: string;
   updatedAt?: string;
+  /** The last failed run, so the same failure is not repeated every turn (extract/backoff.ts). */
+  failure?: {
+    reason: string;
+    windowEnd: string;
+    config: string;
+    count: number;
+    announced?: boolean;
+  };
 }
 
 export function extractionCursorPath(environment: EngramEnvironment, sessionId: string): string {
