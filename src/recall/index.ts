@@ -6,6 +6,7 @@ export * from './prompts.js';
 export * from './ranker-cache.js';
 export * from './recall.js';
 export * from './recent-tools.js';
+export * from './relevance-cutoff.js';
 export * from './selector.js';
 export * from './single-word.js';
 export * from './stats.js';

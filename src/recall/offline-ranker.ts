@@ -20,8 +20,9 @@ import {
   type WeightedTerms,
 } from './lexical/bm25-index.js';
 import { charGrams } from './lexical/char-grams.js';
-import { relatedTerms } from './lexical/concepts.js';
+import { type ConceptTable, relatedTerms } from './lexical/concepts.js';
 import { isWeakTerm } from './lexical/weak-words.js';
+import { RELEVANCE_CUTOFF, type RelevanceCutoff, selectRelevant } from './relevance-cutoff.js';
 import { analyze } from './tokenize.js';
 
 /** Real recall injects at most this many memories per turn. */
@@ -50,15 +51,32 @@ export interface RankOptions {
   nowMs: number;
   /** Default MAX_RECALLED; pass Infinity for evaluation only. */
   limit?: number;
-  /** Default true: a memory sharing no word (or concept) with the query is never selected. */
+  /**
+   * Default true: the relevance cut-off applies (see `selectRelevant`): a memory is selected only
+   * on evidence of its own. False ranks every memory (evaluation and prefiltering only).
+   */
   requireOverlap?: boolean;
+  /** The cut-off's constants (default RELEVANCE_CUTOFF). */
+  cutoff?: RelevanceCutoff;
+  /**
+   * Rank only these files (the rest still shape the statistics). Recall passes the memories that
+   * may still be chosen, so one already in the conversation never sets the cut-off's bar.
+   */
+  only?: ReadonlySet<string>;
 }
 
 export interface RankedMemory {
   file: string;
   score: number;
+  /** The query match alone, before the type weight and recency multiply it into `score`. */
+  relevance: number;
   /** Distinct query words found in the memory, directly or through a related concept. */
   overlap: number;
+  /**
+   * Of those, the words that are distinctive here: not weak or generic, and not held by most of
+   * the memories. Zero means the memory shares only common words with the query.
+   */
+  distinctive: number;
 }
 
 export interface OfflineRanker {
@@ -176,12 +194,18 @@ export type RankerAnalysis<M extends RankableMemory = RankableMemory> = (
   memory: M,
 ) => RankerDocument | undefined;
 
+export interface OfflineRankerOptions {
+  /** The concept table queries are widened with (default: the built-in one; evaluation swaps it). */
+  concepts?: ConceptTable;
+}
+
 /** Tokenizes and indexes the memories once, so each query only pays for scoring. */
 export function createOfflineRanker(
   memories: readonly RankableMemory[],
   analysis: RankerAnalysis = analyzeForRanking,
+  rankerOptions: OfflineRankerOptions = {},
 ): OfflineRanker {
-  const steps = buildOfflineRanker(memories, analysis);
+  const steps = buildOfflineRanker(memories, analysis, rankerOptions);
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
@@ -195,6 +219,7 @@ export function createOfflineRanker(
 export function* buildOfflineRanker<M extends RankableMemory>(
   memories: readonly M[],
   analysis: RankerAnalysis<M> = analyzeForRanking,
+  rankerOptions: OfflineRankerOptions = {},
 ): Generator<void, OfflineRanker> {
   const all = [...memories].sort(byFile);
   const sorted: M[] = [];
@@ -219,12 +244,20 @@ export function* buildOfflineRanker<M extends RankableMemory>(
       const requireOverlap = options.requireOverlap ?? true;
       if (n === 0 || limit <= 0) return [];
       const analyzed = analyze(query);
-      const groups = queryGroups(analyzed.terms, analyzed.pairs);
+      const groups = queryGroups(analyzed.terms, analyzed.pairs, rankerOptions.concepts);
+      const cutoff = options.cutoff ?? RELEVANCE_CUTOFF;
       const words = new Float64Array(n);
       const overlap = new Int32Array(n);
-      scoreGroups(wordIndex, groups, words, overlap);
+      const distinctive = new Int32Array(n);
+      const commonAbove = Math.max(cutoff.commonMinDocs, cutoff.commonShare * n);
+      const tally = {
+        overlap,
+        distinctive,
+        isCommon: (t: string) => (wordIndex.postings(t)?.docs.length ?? 0) > commonAbove,
+      };
+      scoreGroups(wordIndex, groups, words, tally);
       const queryTerms = new Set(groups.flatMap((g) => [...g.alternatives.keys()]));
-      scoreGroups(wordIndex, feedbackGroups(wordIndex, words, queryTerms), words, overlap);
+      scoreGroups(wordIndex, feedbackGroups(wordIndex, words, queryTerms), words, tally);
       const grams = scoreTerms(gramIndex, charGrams(analyzed.words));
 
       const maxWords = maxOf(words);
@@ -234,21 +267,33 @@ export function* buildOfflineRanker<M extends RankableMemory>(
       const ranked: RankedMemory[] = [];
       for (let d = 0; d < n; d++) {
         if (requireOverlap && overlap[d] === 0) continue;
+        if (options.only && !options.only.has(sorted[d]!.file)) continue;
         const blend =
           (maxWords > 0 ? words[d]! / maxWords : 0) +
           (maxGrams > 0 ? (RANKER_TUNING.gramShare * grams[d]!) / maxGrams : 0);
         const memory = sorted[d]!;
         const recency = recencyOf(memory.mtimeMs, options.nowMs);
-        const score = blend * scale * (1 + RECENCY_BONUS * recency) * TYPE_WEIGHTS[memory.type];
-        ranked.push({ file: memory.file, score, overlap: overlap[d]! });
+        const relevance = blend * scale;
+        const score = relevance * (1 + RECENCY_BONUS * recency) * TYPE_WEIGHTS[memory.type];
+        ranked.push({
+          file: memory.file,
+          score,
+          relevance,
+          overlap: overlap[d]!,
+          distinctive: distinctive[d]!,
+        });
       }
       ranked.sort((a, b) => b.score - a.score || byFile(a, b));
-      return ranked.slice(0, limit);
+      return (requireOverlap ? selectRelevant(ranked, cutoff) : ranked).slice(0, limit);
     },
   };
 }
 
-function queryGroups(terms: readonly string[], pairs: readonly string[]): QueryGroup[] {
+function queryGroups(
+  terms: readonly string[],
+  pairs: readonly string[],
+  concepts: ConceptTable | undefined,
+): QueryGroup[] {
   const counts = new Map<string, { weight: number; isWord: boolean }>();
   for (const t of terms) {
     const c = counts.get(t);
@@ -265,7 +310,7 @@ function queryGroups(terms: readonly string[], pairs: readonly string[]): QueryG
   for (const [term, { weight, isWord }] of counts) {
     const alternatives = new Map<string, number>([[term, 1]]);
     if (isWord && RANKER_TUNING.concepts) {
-      for (const [related, w] of relatedTerms(term)) {
+      for (const [related, w] of relatedTerms(term, concepts)) {
         if (!counts.has(related)) alternatives.set(related, w);
       }
     }
@@ -275,31 +320,48 @@ function queryGroups(terms: readonly string[], pairs: readonly string[]): QueryG
   return groups;
 }
 
-/** Adds each group's best alternative per document into `scores`; counts overlapping words. */
+interface Tally {
+  overlap: Int32Array;
+  distinctive: Int32Array;
+  isCommon: (term: string) => boolean;
+}
+
+/**
+ * Adds each group's best alternative per document into `scores`; counts overlapping words, and
+ * among them the distinctive ones (matched through a term most memories do not share).
+ */
 function scoreGroups(
   index: Bm25Index,
   groups: readonly QueryGroup[],
   scores: Float64Array,
-  overlap: Int32Array,
+  tally: Tally,
 ): void {
   const best = new Float64Array(index.size);
+  const rare = new Uint8Array(index.size);
   const touched: number[] = [];
   for (const group of groups) {
     for (const [term, w] of group.alternatives) {
       const posting = index.postings(term);
       if (!posting) continue;
       const idf = index.idf(term) * w;
+      // A match through a weak word ("work", reached from "job") or a common one is no evidence.
+      const common = group.counts && (isWeakTerm(term) || tally.isCommon(term));
       for (let i = 0; i < posting.docs.length; i++) {
         const d = posting.docs[i]!;
         const v = idf * posting.weights[i]!;
         if (best[d] === 0) touched.push(d);
         if (v > best[d]!) best[d] = v;
+        if (!common) rare[d] = 1;
       }
     }
     for (const d of touched) {
       scores[d]! += group.weight * best[d]!;
-      if (group.counts) overlap[d]! += 1;
+      if (group.counts) {
+        tally.overlap[d]! += 1;
+        if (rare[d] === 1) tally.distinctive[d]! += 1;
+      }
       best[d] = 0;
+      rare[d] = 0;
     }
     touched.length = 0;
   }

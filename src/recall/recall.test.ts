@@ -258,7 +258,9 @@ describe('recall (offline ranker)', () => {
     await recall({ dir, query: 'unrelated words entirely', now: NOW, metricsLog: log });
     const { shapes, badLines } = await readRecallMetrics(log);
     expect(badLines).toBe(0);
-    expect(shapes.map((s) => s.selected)).toEqual([3, 0]);
+    // Only the staging note has a word of its own; the other two share only "deploy pipeline",
+    // which every memory here holds, so nothing pads the answer to three.
+    expect(shapes.map((s) => s.selected)).toEqual([1, 0]);
     expect(shapes[0]).toMatchObject({ candidates: 3, selector: 'offline', fallback: false });
     expect(shapes[0]!.durationMs).toBeGreaterThanOrEqual(0);
   });

@@ -280,16 +280,11 @@ async function choose(
   const { candidates } = set;
   const offline = () => {
     const allowed = new Set(candidates.map((c) => c.file));
-    const pick = (limit: number) => {
-      const ranked = set.ranker.rank(options.query, { nowMs, limit });
-      const kept = ranked.filter((r) => allowed.has(r.file)).slice(0, MAX_RECALLED);
-      return { kept, short: kept.length < MAX_RECALLED && ranked.length === limit };
-    };
-    // The index also holds surfaced memories (its statistics stay stable), so at most that many
-    // results are filtered out; only a prefiltered directory can need a second, deeper ranking.
-    let { kept, short } = pick(MAX_RECALLED + set.surfacedExcluded);
-    if (short) ({ kept } = pick(Number.POSITIVE_INFINITY));
-    return kept.map((r) => r.file);
+    // The cut-off judges only the memories that may still be chosen: one already in the
+    // conversation must not set the bar the others are measured against.
+    return set.ranker
+      .rank(options.query, { nowMs, limit: MAX_RECALLED, only: allowed })
+      .map((r) => r.file);
   };
   const model = options.model;
   if (!model) return offline();

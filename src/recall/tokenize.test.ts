@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { porterStem } from './lexical/porter.js';
+import { stem as porterStem } from './lexical/stem.js';
 import { analyze, isStopWord, tokenize } from './tokenize.js';
 
 describe('tokenize', () => {
@@ -49,7 +49,7 @@ describe('tokenize', () => {
   });
 });
 
-describe('porterStem', () => {
+describe('stem (the stemmer package)', () => {
   it('matches the published algorithm on its classic examples', () => {
     const cases: Record<string, string> = {
       caresses: 'caress',

@@ -6,7 +6,7 @@
  * same recall and a stable prompt cache).
  */
 import { IRREGULAR_FORMS } from './lexical/lemmas.js';
-import { porterStem } from './lexical/porter.js';
+import { stem } from './lexical/stem.js';
 
 // Function words and question phrasing ("what kind of", "how many", "did … mention") that carry no
 // topic. Negations ("not", "never") stay: they are rare enough not to matter and can carry meaning.
@@ -85,13 +85,13 @@ const stemCache = new Map<string, string>();
 const STEM_CACHE_LIMIT = 50_000;
 
 function cachedStem(base: string): string {
-  let stem = stemCache.get(base);
-  if (stem === undefined) {
+  let stemmed = stemCache.get(base);
+  if (stemmed === undefined) {
     if (stemCache.size >= STEM_CACHE_LIMIT) stemCache.clear();
-    stem = porterStem(base);
-    stemCache.set(base, stem);
+    stemmed = stem(base);
+    stemCache.set(base, stemmed);
   }
-  return stem;
+  return stemmed;
 }
 
 /** Base form and stem of one lower-case word. */

@@ -2,11 +2,13 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { defaultLocomoPath, LOCOMO_DATA_ENV, loadLocomo } from '../../eval/locomo.js';
+import { loadLabeledSet } from '../../eval/recall/labeled-set.js';
+import { formatRecallSetReport, runRecallSet } from '../../eval/recall/run-set.js';
 import { buildReport, formatReport } from '../../eval/report.js';
 import { bm25Ranker, engramRanker, type RankerRun, runRanker } from '../../eval/runner.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { EngramError } from '../../util/errors.js';
-import { printJson } from '../common.js';
+import { CliExit, printJson } from '../common.js';
 import type { CliIo } from '../io.js';
 
 interface EvalLocomoOptions {
@@ -80,5 +82,20 @@ export function registerEvalCommands(program: Command, io: CliIo): void {
       const report = buildReport(data, conversations, ks, runs);
       if (opts.json) printJson(io, report);
       else io.stdout(formatReport(report));
+    });
+  evalCommand
+    .command('recall')
+    .description(
+      'run real offline recall over a labeled set; report precision, gold recall and silence on unrelated prompts',
+    )
+    .requiredOption('--set <file>', 'a labeled set (.json, .yaml): memories and prompts with gold')
+    .option('--json', 'print machine-readable JSON')
+    .option('--check', 'exit 1 when a target is missed')
+    .action(async (opts: { set: string; json?: boolean; check?: boolean }) => {
+      const set = await loadLabeledSet(resolve(io.cwd, opts.set));
+      const report = await runRecallSet(set);
+      if (opts.json) printJson(io, report);
+      else io.stdout(formatRecallSetReport(report));
+      if (opts.check && !report.pass) throw new CliExit(1);
     });
 }

