@@ -5,6 +5,12 @@ import { errnoCode } from '../util/errors.js';
 import { memoryDirConfinement } from './confined.js';
 import { INDEX_FILE, INDEX_LINE_MAX_CHARS, INDEX_MAX_BYTES, INDEX_MAX_LINES } from './constants.js';
 import { withMemoryLock } from './dir-lock.js';
+import {
+  type IndexEntry,
+  indexTargetsByMarkdown,
+  normalizeIndexTarget,
+  parseIndexEntries,
+} from './index-links.js';
 
 export interface IndexLimits {
   maxLines: number;
@@ -122,39 +128,7 @@ export async function readIndexRaw(dir: string): Promise<string | undefined> {
   }
 }
 
-export interface IndexEntry {
-  title: string;
-  file: string;
-  hook: string;
-  /** 0-based line number in MEMORY.md. */
-  line: number;
-}
-
-const ENTRY_RE = /^\s*[-*+]\s+\[([^\]]*)\]\(([^)\s]+)\)\s*(?:(?:—|–|-|:)\s*(.*))?$/;
-
-/** Parse the `- [Title](file.md) — hook` lines of an index; other lines are ignored. Pure. */
-export function parseIndexEntries(text: string): IndexEntry[] {
-  const entries: IndexEntry[] = [];
-  text.split('\n').forEach((raw, line) => {
-    // CRLF indexes (written on Windows): `.` in the pattern does not match a trailing `\r`.
-    const m = ENTRY_RE.exec(raw.endsWith('\r') ? raw.slice(0, -1) : raw);
-    if (!m) return;
-    const target = decodeTarget(m[2] ?? '');
-    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return; // external links are not pointers
-    entries.push({ title: m[1] ?? '', file: target, hook: (m[3] ?? '').trim(), line });
-  });
-  return entries;
-}
-
-function decodeTarget(target: string): string {
-  let t = target.replace(/^\.\//, '').replace(/#.*$/, '');
-  try {
-    t = decodeURIComponent(t);
-  } catch {
-    // keep the raw target
-  }
-  return t;
-}
+export { type IndexEntry, indexTargetsByMarkdown, normalizeIndexTarget, parseIndexEntries };
 
 /** `- [Title](file.md) — hook`, shortened to stay within the per-line budget. Pure. */
 export function renderIndexLine(title: string, file: string, hook: string): string {
@@ -185,34 +159,63 @@ function clip(text: string, max: number): string {
   return `${cut.trimEnd()}…`;
 }
 
-/** Replace the pointer line(s) for `file`, or append one. Other lines are kept as they are. Pure. */
+// A list item whose first content is the link: its marker ("- ", "1. ") is kept when the line is
+// rewritten, so a numbered index stays numbered.
+const LIST_ITEM_RE = /^(\s*(?:[-*+]|\d+[.)])\s+)\[/;
+
+/**
+ * Point the index at `file` with `line` (`- [Title](file.md) — hook`), editing the line that already
+ * points at it, whatever its form, and never adding a second. A plain list item is rewritten in
+ * place (its marker kept); a line in another form (a table row, emphasis, a label before the link)
+ * is the person's own and already points at the file, so it stays as written. Further lines
+ * pointing at the same file are dropped. Without any, the line is appended. Pure.
+ */
 export function upsertIndexLine(text: string, file: string, line: string): string {
   const entries = parseIndexEntries(text).filter((e) => e.file === file);
   const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
   if (entries.length === 0) {
     lines.push(line);
-  } else {
-    const [first, ...rest] = entries;
-    lines[first!.line] = line;
-    const drop = new Set(rest.map((e) => e.line));
-    return `${lines.filter((_, i) => !drop.has(i)).join('\n')}\n`;
+    return `${lines.join('\n')}\n`;
   }
-  return `${lines.join('\n')}\n`;
+  const [first, ...rest] = entries;
+  const current = lines[first!.line] ?? '';
+  const marker = LIST_ITEM_RE.exec(current);
+  if (marker && first!.siblings === 0 && first!.span[0] === marker[1]!.length) {
+    lines[first!.line] = marker[1] + line.replace(/^- /, '');
+  }
+  return `${dropPointers(lines, rest).join('\n')}\n`;
 }
 
-/** Remove every pointer line for `file`. Pure. */
+/** Remove every pointer to `file`: its line, or only the link when the line holds others. Pure. */
 export function removeIndexLine(text: string, file: string): string {
-  const drop = new Set(
-    parseIndexEntries(text)
-      .filter((e) => e.file === file)
-      .map((e) => e.line),
+  return dropIndexEntries(
+    text,
+    parseIndexEntries(text).filter((e) => e.file === file),
   );
-  if (drop.size === 0) return text;
-  const lines = text
-    .replace(/\n$/, '')
-    .split('\n')
-    .filter((_, i) => !drop.has(i));
+}
+
+/** `text` without these pointers (from parseIndexEntries of the same text). Pure. */
+export function dropIndexEntries(text: string, entries: readonly IndexEntry[]): string {
+  if (entries.length === 0) return text;
+  const lines = dropPointers(text.replace(/\n$/, '').split('\n'), entries);
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
+}
+
+/** `lines` without these pointers: a line holding only them goes, otherwise the link is cut out. */
+function dropPointers(lines: string[], entries: readonly IndexEntry[]): string[] {
+  const drop = new Set<number>();
+  const cuts = [...entries].sort((a, b) => a.line - b.line || b.span[0] - a.span[0]);
+  const removedOnLine = new Map<number, number>();
+  for (const e of cuts) removedOnLine.set(e.line, (removedOnLine.get(e.line) ?? 0) + 1);
+  for (const e of cuts) {
+    if (e.siblings + 1 <= (removedOnLine.get(e.line) ?? 0)) {
+      drop.add(e.line);
+      continue;
+    }
+    const l = lines[e.line] ?? '';
+    lines[e.line] = l.slice(0, e.span[0]) + l.slice(e.span[1]);
+  }
+  return lines.filter((_, i) => !drop.has(i));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { parseIndexEntries, renderIndexLine } from './index-file.js';
+import { dropIndexEntries, parseIndexEntries, renderIndexLine } from './index-file.js';
 import type { MemoryHeader } from './types.js';
 
 export interface RebuiltIndex {
@@ -12,37 +12,32 @@ export interface RebuiltIndex {
 
 /**
  * Rebuild MEMORY.md from the files: keep the person's own lines (headings, prose) and every valid
- * pointer in place, drop pointers to missing or revoked files and duplicates, and append a line for
- * each active memory without one. Pure.
+ * pointer in place whatever its form (numbered, in a table, with a title), drop pointers to missing
+ * or revoked files and second pointers to one file, and append a line for each active memory
+ * without one. Pure.
  */
 export function rebuildIndexText(current: string, memories: readonly MemoryHeader[]): RebuiltIndex {
   const active = new Map(memories.filter((m) => m.status === 'active').map((m) => [m.file, m]));
-  const entryByLine = new Map(parseIndexEntries(current).map((e) => [e.line, e]));
   const seen = new Set<string>();
-  const removed: string[] = [];
-  const kept: string[] = [];
-  const lines = current === '' ? [] : current.replace(/\n$/, '').split('\n');
-  lines.forEach((line, i) => {
-    const entry = entryByLine.get(i);
-    if (!entry) {
-      kept.push(line);
-    } else if (active.has(entry.file) && !seen.has(entry.file)) {
-      seen.add(entry.file);
-      kept.push(line);
-    } else {
-      removed.push(entry.file);
+  const stale = parseIndexEntries(current).filter((e) => {
+    if (active.has(e.file) && !seen.has(e.file)) {
+      seen.add(e.file);
+      return false;
     }
+    return true;
   });
+  const kept = dropIndexEntries(current, stale);
+  const lines = kept === '' ? [] : kept.replace(/\n$/, '').split('\n');
   const added: string[] = [];
   for (const m of active.values()) {
     if (seen.has(m.file)) continue;
-    kept.push(renderIndexLine(m.name ?? m.file.replace(/\.md$/, ''), m.file, m.description ?? ''));
+    lines.push(renderIndexLine(m.name ?? m.file.replace(/\.md$/, ''), m.file, m.description ?? ''));
     added.push(m.file);
   }
   return {
-    text: kept.length === 0 ? '' : `${kept.join('\n')}\n`,
+    text: lines.length === 0 ? '' : `${lines.join('\n')}\n`,
     added,
-    removed,
-    lines: kept.length,
+    removed: stale.map((e) => e.file),
+    lines: lines.length,
   };
 }

@@ -1,0 +1,136 @@
+/**
+ * Reading MEMORY.md the way people write it. A pointer is any markdown link to a `.md` file inside
+ * the memory directory, wherever it sits on a line: a bullet or a numbered item, inside emphasis,
+ * with a title (`[t](f.md "title")`), in angle brackets (`[t](<my file.md>)`), in a table cell,
+ * after a label (`- three: [link](mem3.md)`), under any heading. Targets are normalized inside the
+ * directory (`./a.md`, `sub/../a.md` and `a%20b.md` name files as they are on disk); links out of it,
+ * external URLs and links inside code are not pointers. Pure.
+ */
+import { posix } from 'node:path';
+import { marked, type Token } from 'marked';
+import { INDEX_FILE } from './constants.js';
+
+export interface IndexEntry {
+  /** The link text, without emphasis marks. */
+  title: string;
+  /** The memory file it points at, relative to the directory, normalized. */
+  file: string;
+  /** What follows the link on its line, after a dash or colon. */
+  hook: string;
+  /** 0-based line number in MEMORY.md. */
+  line: number;
+  /** Other pointers on the same line (a table row may hold several). */
+  siblings: number;
+  /** Where the link markup sits on its line: [start, end). */
+  span: [number, number];
+}
+
+const LINK_RE =
+  /(!?)\[((?:[^[\]\\\n]|\\.|\[[^\]\n]*\])*)\]\(\s*(<[^>\n]*>|(?:[^\s()\\]|\\.|\([^\s()]*\))+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?\s*\)/g;
+const FENCE_RE = /^\s{0,3}(`{3,}|~{3,})/;
+
+/**
+ * The memory file a link target names, or undefined when it is not a pointer: external (a scheme
+ * such as `https:` or `mailto:`), absolute, leaving the directory, not a `.md` file, or the index.
+ */
+export function normalizeIndexTarget(raw: string): string | undefined {
+  let target = raw.trim();
+  if (target.startsWith('<') && target.endsWith('>')) target = target.slice(1, -1).trim();
+  target = target.replace(/\\(.)/g, '$1').replace(/[?#].*$/, '');
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target) || target.startsWith('//')) return undefined;
+  try {
+    target = decodeURIComponent(target);
+  } catch {
+    // keep the raw target
+  }
+  if (target === '' || target.startsWith('/') || target.includes('\\') || target.includes('\0')) {
+    return undefined;
+  }
+  const normal = posix.normalize(target);
+  if (normal === '..' || normal.startsWith('../') || !normal.toLowerCase().endsWith('.md')) {
+    return undefined;
+  }
+  return normal === INDEX_FILE ? undefined : normal;
+}
+
+/** Inline code spans blanked out (same length), so a link shown as code is not a pointer. */
+function withoutCodeSpans(line: string): string {
+  return line.replace(/(`+)[^`]*?\1/g, (m) => ' '.repeat(m.length));
+}
+
+function cleanTitle(text: string): string {
+  return text
+    .replace(/[*_~`]/g, '')
+    .replace(/\\(.)/g, '$1')
+    .trim();
+}
+
+/** Every pointer in the index, in order, with its line. Pure. */
+export function parseIndexEntries(text: string): IndexEntry[] {
+  const entries: IndexEntry[] = [];
+  let fence: string | undefined;
+  text.split('\n').forEach((raw, line) => {
+    const content = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    const f = FENCE_RE.exec(content);
+    if (f) {
+      const mark = f[1]!;
+      if (fence === undefined) fence = mark[0]!.repeat(mark.length);
+      else if (mark[0] === fence[0] && mark.length >= fence.length) fence = undefined;
+      return;
+    }
+    if (fence !== undefined) return;
+    const onLine: IndexEntry[] = [];
+    for (const m of withoutCodeSpans(content).matchAll(LINK_RE)) {
+      if (m[1] === '!') continue; // an image, not a link
+      const file = normalizeIndexTarget(m[3] ?? '');
+      if (file === undefined) continue;
+      const start = m.index ?? 0;
+      const end = start + m[0].length;
+      const after = content
+        .slice(end)
+        .replace(/^[*_~]+/, '')
+        .replace(/\s*\|.*$/, '');
+      const hook = /^\s*(?:—|–|-|:)\s*(.*)$/.exec(after)?.[1] ?? '';
+      onLine.push({
+        title: cleanTitle(m[2] ?? ''),
+        file,
+        hook: hook.trim(),
+        line,
+        siblings: 0,
+        span: [start, end],
+      });
+    }
+    for (const e of onLine) entries.push({ ...e, siblings: onLine.length - 1 });
+  });
+  return entries;
+}
+
+/**
+ * The set of files the index points at, found a second, independent way: the markdown parser's
+ * own link tokens (lists, tables, emphasis, headings), not the line scanner above. The audit
+ * compares the two; when they disagree, its orphan count cannot be trusted.
+ */
+export function indexTargetsByMarkdown(text: string): Set<string> {
+  const found = new Set<string>();
+  const visit = (tokens: readonly Token[] | undefined) => {
+    for (const token of tokens ?? []) {
+      if (token.type === 'link') {
+        const file = normalizeIndexTarget((token as { href: string }).href);
+        if (file !== undefined) found.add(file);
+      }
+      if (token.type === 'code' || token.type === 'codespan') continue;
+      const t = token as Token & {
+        tokens?: Token[];
+        items?: Array<{ tokens?: Token[] }>;
+        header?: Array<{ tokens?: Token[] }>;
+        rows?: Array<Array<{ tokens?: Token[] }>>;
+      };
+      visit(t.tokens);
+      for (const item of t.items ?? []) visit(item.tokens);
+      for (const cell of t.header ?? []) visit(cell.tokens);
+      for (const row of t.rows ?? []) for (const cell of row) visit(cell.tokens);
+    }
+  };
+  visit(marked.lexer(text, { gfm: true }));
+  return found;
+}
