@@ -5,6 +5,8 @@ import {
   fixFileFindings,
   truncatedBodies,
 } from './audit-files.js';
+import { contentProblems } from './audit-content.js';
+import { countOrphans } from './audit-orphans.js';
 import { INDEX_FILE, INDEX_MAX_BYTES, INDEX_MAX_LINES } from './constants.js';
 import { type IndexEntry, parseIndexEntries, readIndexRaw, truncateIndex } from './index-file.js';
 import { scanMemories } from './scan.js';
@@ -23,6 +25,9 @@ export type AuditProblemKind =
   | 'unreadable'
   | 'duplicate_index_line'
   | 'unparseable_index_line'
+  | 'uninjectable'
+  | 'symlink'
+  | 'orphan_count_unreliable'
   | FileFindingKind;
 
 export interface AuditProblem {
@@ -41,6 +46,10 @@ export interface AuditReport {
   dir: string;
   memories: number;
   indexEntries: number;
+  /** Orphans by per-file lookup, the count the problems list. */
+  orphans: number;
+  /** The same count by deduplicated link extraction, and whether the two agree. */
+  orphanCheck: { perFile: number; byLinks: number; reliable: boolean };
   problems: AuditProblem[];
   /** With `fix`: the problems that were removed (no longer in `problems`). */
   fixed?: AuditProblem[];
@@ -66,12 +75,13 @@ export async function auditMemoryDir(
   const nested = await nestedIndexed(dir, scan.memories);
   const report = auditFrom(dir, scan.memories, (await readIndexRaw(dir)) ?? '', nested);
   let files = [...(await auditFiles(dir)), ...(await truncatedBodies(scan.memories))];
+  const content = await contentProblems(dir, scan.memories, scan.symlinks ?? []);
   let fixed: AuditProblem[] | undefined;
   if (options.fix) {
     fixed = await fixFileFindings(dir, files);
     files = files.filter((f) => !fixed?.includes(f));
   }
-  const problems = [...report.problems, ...files];
+  const problems = [...report.problems, ...content, ...files];
   return { ...report, problems, ok: problems.length === 0, ...(fixed ? { fixed } : {}) };
 }
 
@@ -101,7 +111,8 @@ export function auditFrom(
   const problems: AuditProblem[] = [];
   const entries = parseIndexEntries(indexText);
   const byFile = new Map(memories.map((m) => [m.file, m]));
-  const indexed = new Set(entries.map((e) => e.file));
+  const orphans = countOrphans(memories, indexText);
+  const orphaned = new Set(orphans.perFile.filter((f) => !indexedElsewhere.has(f)));
   problems.push(...indexLineProblems(indexText, entries));
   for (const entry of entries) {
     const memory = byFile.get(entry.file);
@@ -122,7 +133,7 @@ export function auditFrom(
     }
   }
   for (const m of memories) {
-    if (m.status === 'active' && !indexed.has(m.file) && !indexedElsewhere.has(m.file)) {
+    if (orphaned.has(m.file)) {
       problems.push({
         kind: 'orphan',
         file: m.file,
@@ -164,6 +175,13 @@ export function auditFrom(
       }
     }
   }
+  if (!orphans.reliable) {
+    problems.push({
+      kind: 'orphan_count_unreliable',
+      file: INDEX_FILE,
+      message: `The orphan count is unreliable: looking each file up in ${INDEX_FILE} finds ${orphans.perFile.length} orphans, extracting its link targets finds ${orphans.byLinks.length}. Some line is written in a form one reader misses; rewrite it as \`- [Title](file.md) — hook\`.`,
+    });
+  }
   const capped = truncateIndex(indexText);
   if (capped.limitsHit.includes('lines')) {
     problems.push({
@@ -184,6 +202,12 @@ export function auditFrom(
     dir,
     memories: memories.length,
     indexEntries: entries.length,
+    orphans: orphaned.size,
+    orphanCheck: {
+      perFile: orphans.perFile.length,
+      byLinks: orphans.byLinks.length,
+      reliable: orphans.reliable,
+    },
     problems,
   };
 }

@@ -7,6 +7,7 @@ import { FILE_CONCURRENCY, mapPool } from '../util/pool.js';
 import { openRegularFile } from '../util/regular-file.js';
 import { FRONTMATTER_MAX_LINES, INDEX_FILE, MAX_SCANNED_FILES } from './constants.js';
 import { headerFromHead, headerFromText } from './header.js';
+import { type Uninjectable, uninjectableBytes } from './injectable.js';
 import type { MemoryHeader, ScanResult } from './types.js';
 
 export interface ScanOptions {
@@ -31,7 +32,9 @@ export { headerFromText };
 export async function scanMemories(dir: string, options: ScanOptions = {}): Promise<ScanResult> {
   const cap = options.cap ?? MAX_SCANNED_FILES;
   const limit = options.concurrency ?? FILE_CONCURRENCY;
-  const files = await listMemoryFiles(dir);
+  const symlinks: string[] = [];
+  const files: string[] = [];
+  await walk(dir, '', files, symlinks);
   let memories: MemoryHeader[];
   if (files.length <= cap) {
     // Everything is kept: one pass, one open + stat + 4 KB read per file.
@@ -44,7 +47,13 @@ export async function scanMemories(dir: string, options: ScanOptions = {}): Prom
     memories = present(await mapPool(kept, limit, (s) => readHeaderFast(dir, s.file)));
   }
   sortNewestFirst(memories);
-  return { memories, total: files.length, dropped: Math.max(0, files.length - cap), cap };
+  return {
+    memories,
+    total: files.length,
+    dropped: Math.max(0, files.length - cap),
+    cap,
+    symlinks,
+  };
 }
 
 function present<T>(values: Array<T | undefined>): T[] {
@@ -71,11 +80,11 @@ async function statMemory(
 /** Relative paths of all memory files below `dir` (no stat, no reads). */
 export async function listMemoryFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
-  await walk(dir, '', out);
+  await walk(dir, '', out, []);
   return out;
 }
 
-async function walk(root: string, rel: string, out: string[]): Promise<void> {
+async function walk(root: string, rel: string, out: string[], links: string[]): Promise<void> {
   let entries: Dirent[];
   try {
     entries = await readdir(join(root, rel), { withFileTypes: true });
@@ -92,9 +101,13 @@ async function walk(root: string, rel: string, out: string[]): Promise<void> {
     if (entry.name.startsWith('.')) continue; // dot folders, temp files, locks
     const relPath = rel === '' ? entry.name : `${rel}/${entry.name}`;
     if (entry.isDirectory()) {
-      await walk(root, relPath, out);
+      await walk(root, relPath, out, links);
     } else if (entry.isFile() && isMemoryFileName(entry.name)) {
       out.push(relPath);
+    } else if (entry.isSymbolicLink() && isMemoryFileName(entry.name)) {
+      // Not followed: a link may lead out of the directory (seed rules: never follow one out),
+      // and one that stays inside only repeats a file the walk already sees. Reported instead.
+      links.push(relPath);
     }
   }
 }
@@ -149,6 +162,7 @@ async function readHeaderFast(dir: string, file: string): Promise<MemoryHeader |
   let mtimeMs: number;
   let head: string;
   let complete: boolean;
+  let uninjectable: Uninjectable | undefined;
   try {
     const read = await handle.read(Buffer.allocUnsafe(HEAD_BYTES), 0, HEAD_BYTES, 0);
     mtimeMs = info.mtimeMs;
@@ -156,14 +170,17 @@ async function readHeaderFast(dir: string, file: string): Promise<MemoryHeader |
     const bytes = read.buffer.subarray(0, read.bytesRead);
     // Only whole lines: a cut line (or a cut UTF-8 character) must not be mistaken for content.
     const end = complete ? bytes.length : bytes.lastIndexOf(0x0a) + 1;
-    head = bytes.subarray(0, end).toString('utf8');
+    const whole = bytes.subarray(0, end);
+    uninjectable = uninjectableBytes(whole);
+    head = whole.toString('utf8');
   } finally {
     await handle.close();
   }
+  const mark = (h: MemoryHeader): MemoryHeader => (uninjectable ? { ...h, uninjectable } : h);
   const fast = headerFromHead(dir, file, mtimeMs, head, complete);
-  if (fast) return fast;
+  if (fast) return mark(fast);
   try {
-    return headerFromText(dir, file, mtimeMs, await readHead(path));
+    return mark(headerFromText(dir, file, mtimeMs, await readHead(path)));
   } catch (error) {
     if (errnoCode(error) === 'ENOENT' || isEngramError(error, 'not_regular_file')) return undefined;
     throw error;

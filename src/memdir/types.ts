@@ -1,3 +1,5 @@
+import type { Uninjectable } from './injectable.js';
+
 export const MEMORY_TYPES = ['user', 'feedback', 'project', 'reference'] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];
 /** A missing or unrecognised `type:` degrades to 'unknown'; the file still loads. */
@@ -22,6 +24,8 @@ export interface MemoryHeader {
   frontmatterError?: string;
   /** Set when the file exists but cannot be read (e.g. `EACCES`): listed and audited, never recalled. */
   unreadable?: string;
+  /** Set when its bytes cannot be injected (NUL bytes, not UTF-8): audited, never recalled. */
+  uninjectable?: Uninjectable;
   /** Parsed frontmatter (empty when absent or unparseable). */
   frontmatter: Record<string, unknown>;
 }
@@ -34,6 +38,8 @@ export interface ScanResult {
   /** How many were left out by the cap (oldest first to go). */
   dropped: number;
   cap: number;
+  /** `.md` entries that are symbolic links: never followed (never out of the directory), reported. */
+  symlinks?: string[];
 }
 
 export function parseMemoryType(value: unknown): MemoryTypeOrUnknown {

@@ -40,7 +40,8 @@ export interface CandidateSet {
 
 /** Revoked memories are never recalled; one without a description cannot be judged. Pure. */
 export function isRecallable(m: MemoryHeader): boolean {
-  return m.status !== 'revoked' && m.description !== undefined;
+  // A file with NUL bytes or non-UTF-8 bytes is never injected (the audit names it).
+  return m.status !== 'revoked' && m.description !== undefined && m.uninjectable === undefined;
 }
 
 /**

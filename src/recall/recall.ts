@@ -7,6 +7,7 @@ import { budgetExhaustedNotice, truncationNote } from '../inject/prompts.js';
 import { type InjectedMemory, type Injection, renderInjection } from '../inject/render.js';
 import type { LanguageModel, Message } from '../llm/types.js';
 import { memoryAgeDays } from '../memdir/freshness.js';
+import { uninjectableText } from '../memdir/injectable.js';
 import { readMemory } from '../memdir/memory-file.js';
 import type { MemoryHeader, MemoryTypeOrUnknown } from '../memdir/types.js';
 import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
@@ -324,6 +325,8 @@ async function readSelected(
       try {
         const doc = await readMemory(dir, header.file);
         if (doc.header.status === 'revoked') return undefined; // revoked since the scan
+        // The scan saw only the head: NUL or non-UTF-8 bytes further down keep it out too.
+        if (uninjectableText(doc.content) !== undefined) return undefined;
         return { header, content: doc.content };
       } catch (error) {
         if (isEngramError(error, 'not_found')) return undefined; // removed since the scan

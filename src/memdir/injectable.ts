@@ -1,0 +1,32 @@
+/**
+ * Text that cannot go into a model's context as it is: NUL bytes (a binary file saved as `.md`, or a
+ * corrupted write) and bytes that are not UTF-8. Such a file is skipped from recall and named by the
+ * audit, never injected with replacement characters or raw control bytes. Pure.
+ */
+export type Uninjectable = 'nul_bytes' | 'invalid_utf8';
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Why these bytes cannot be injected, or undefined when they can. */
+export function uninjectableBytes(bytes: Uint8Array): Uninjectable | undefined {
+  if (bytes.includes(0)) return 'nul_bytes';
+  try {
+    STRICT_UTF8.decode(bytes);
+    return undefined;
+  } catch {
+    return 'invalid_utf8';
+  }
+}
+
+/**
+ * The same judgement on text already decoded leniently (Node's 'utf8' reads turn invalid bytes
+ * into U+FFFD): a NUL, or a replacement character standing for bytes that were not UTF-8.
+ */
+export function uninjectableText(text: string): Uninjectable | undefined {
+  if (text.includes('\0')) return 'nul_bytes';
+  return text.includes('\uFFFD') ? 'invalid_utf8' : undefined;
+}
+
+export function describeUninjectable(reason: Uninjectable): string {
+  return reason === 'nul_bytes' ? 'it contains NUL bytes' : 'it is not valid UTF-8';
+}
