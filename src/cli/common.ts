@@ -1,6 +1,14 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadSettings, mergedSettings, projectRoot } from '../config/index.js';
+import {
+  engramHome,
+  layerForScope,
+  loadSettings,
+  type MemoryLayer,
+  mergedSettings,
+  projectRoot,
+  resolveMemoryChain,
+} from '../config/index.js';
 import { type ModelResolution, resolveModel } from '../llm/resolve-model.js';
 import { type MemoryDirResolution, resolveMemoryDir } from '../memdir/index.js';
 import { createEngram } from '../runtime/create-engram.js';
@@ -63,6 +71,32 @@ export function memoryDirFor(io: CliIo, options: CommonOptions): MemoryDirResolu
   );
   for (const w of resolution.warnings) io.stderr(`engram: warning: ${w}\n`);
   return resolution;
+}
+
+/**
+ * The memory chain for this command: the project directory (as `memoryDirFor` resolves it), then
+ * the user directory under `ENGRAM_HOME`, which is trusted like the default.
+ */
+export function memoryChainFor(
+  io: CliIo,
+  options: CommonOptions,
+  resolution: MemoryDirResolution = memoryDirFor(io, options),
+): MemoryLayer[] {
+  return resolveMemoryChain({
+    project: { dir: resolution.path, trusted: resolution.writeWithoutPrompt },
+    engramHome: engramHome(environmentFor(io, options)),
+  });
+}
+
+/** `--scope user|project` (default project): which layer a write goes to. */
+export function scopeLayer(io: CliIo, options: CommonOptions & { scope?: string }): MemoryLayer {
+  const scope = options.scope ?? 'project';
+  if (scope !== 'project' && scope !== 'user') {
+    throw new EngramError('invalid_input', `--scope is user or project (got "${scope}")`);
+  }
+  const layer = layerForScope(memoryChainFor(io, options), scope);
+  if (!layer) throw new EngramError('invalid_input', `no ${scope} memory layer here`);
+  return layer;
 }
 
 export function printJson(io: CliIo, value: unknown): void {

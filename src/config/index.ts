@@ -13,6 +13,14 @@ export {
 } from './environment.js';
 export { findGitLocation, type GitLocation, sanitizeProjectPath } from './git-root.js';
 export {
+  layerForScope,
+  type MemoryChainInput,
+  type MemoryLayer,
+  type MemoryLayerName,
+  resolveMemoryChain,
+  userMemoryDir,
+} from './memory-chain.js';
+export {
   loadSettings,
   mergedSettings,
   readSettingsFile,

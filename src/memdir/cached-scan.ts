@@ -32,6 +32,7 @@ import {
   sameIdentity,
   updateEntry,
 } from './header-cache.js';
+import { uninjectableBytes } from './injectable.js';
 import { isMemoryFileName } from './scan.js';
 import type { MemoryHeader, ScanResult } from './types.js';
 
@@ -138,12 +139,14 @@ function readEntry(dir: string, file: string, now: () => number): CacheEntry | u
     const complete = bytesRead < HEAD_BYTES;
     const bytes = buffer.subarray(0, bytesRead);
     // Only whole lines: a cut line (or a cut UTF-8 character) must not be mistaken for content.
-    const head = bytes
-      .subarray(0, complete ? bytes.length : bytes.lastIndexOf(0x0a) + 1)
-      .toString('utf8');
+    const whole = bytes.subarray(0, complete ? bytes.length : bytes.lastIndexOf(0x0a) + 1);
+    const head = whole.toString('utf8');
     header =
       headerFromHead(dir, file, id.mtimeMs, head, complete) ??
       headerFromText(dir, file, id.mtimeMs, readLongHead(fd));
+    // NUL or non-UTF-8 bytes in the head: listed and audited, never recalled.
+    const uninjectable = uninjectableBytes(whole);
+    if (uninjectable) header = { ...header, uninjectable };
   } finally {
     closeSync(fd);
   }

@@ -26,6 +26,8 @@ export interface MemoryHeader {
   unreadable?: string;
   /** Set when its bytes cannot be injected (NUL bytes, not UTF-8): audited, never recalled. */
   uninjectable?: Uninjectable;
+  /** The memory chain layer it came from ('project', 'user', …); absent for a single directory. */
+  layer?: string;
   /** Parsed frontmatter (empty when absent or unparseable). */
   frontmatter: Record<string, unknown>;
 }

@@ -1,9 +1,10 @@
+import type { MemoryLayer } from '../config/memory-chain.js';
 import { scanMemoriesCached } from '../memdir/cached-scan.js';
 import { MAX_SCANNED_FILES } from '../memdir/constants.js';
 import { persistDirectoryCache } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
 import { cachedRankerFor } from './cached-ranker.js';
-import type { OfflineRanker } from './offline-ranker.js';
+import { createOfflineRanker, type OfflineRanker } from './offline-ranker.js';
 
 export interface CandidateOptions {
   query: string;
@@ -51,23 +52,45 @@ export function isRecallable(m: MemoryHeader): boolean {
  * never crowd out fresh ones.
  */
 export async function loadCandidates(
-  dir: string,
+  source: string | readonly MemoryLayer[],
   options: CandidateOptions,
 ): Promise<CandidateSet> {
   const cap = options.cap ?? MAX_SCANNED_FILES;
   const expired = options.expired ?? (() => false);
+  const layers: readonly MemoryLayer[] =
+    typeof source === 'string' ? [{ layer: 'project', dir: source, trusted: true }] : source;
   // Every header: up to the cap this is the newest-first scan; past it the prefilter needs them
-  // all anyway. Unchanged files come from the header cache, checked by stat.
-  const scan = await scanMemoriesCached(dir, {
-    expired: options.scanExpired ?? expired,
-    ...(options.persistedCache === false ? { persisted: false } : {}),
-  });
-  const recallable = scan.memories.filter(isRecallable);
-  const { ranker, complete } = await cachedRankerFor(scan.cache, recallable, {
-    scanComplete: scan.complete,
-    expired,
-  });
-  if (options.persistedCache !== false) await persistDirectoryCache(scan.cache);
+  // all anyway. Unchanged files come from each layer's own header cache, checked by stat.
+  const scans = await Promise.all(
+    layers.map((l) =>
+      scanMemoriesCached(l.dir, {
+        expired: options.scanExpired ?? expired,
+        ...(options.persistedCache === false ? { persisted: false } : {}),
+      }),
+    ),
+  );
+  const [first, ...rest] = scans;
+  const scan = first!;
+  let recallable = scan.memories.filter(isRecallable);
+  const more = chainedMemories(recallable, rest, layers.slice(1));
+  let ranked: { ranker: OfflineRanker; complete: boolean };
+  if (more.length === 0) {
+    // Only the closest layer holds recallable memories: its cached ranker serves as it is.
+    ranked = await cachedRankerFor(scan.cache, recallable, {
+      scanComplete: scan.complete,
+      expired,
+    });
+  } else {
+    recallable = [...recallable, ...more];
+    ranked = {
+      ranker: chainRankerFor(recallable, scans),
+      complete: scans.every((s) => s.complete),
+    };
+  }
+  const { ranker, complete } = ranked;
+  if (options.persistedCache !== false) {
+    for (const s of scans) await persistDirectoryCache(s.cache);
+  }
   let surfacedExcluded = 0;
   const eligible = recallable.filter((m) => {
     if (!options.isSurfaced(m)) return true;
@@ -77,12 +100,12 @@ export async function loadCandidates(
   // Only when more remain than a selector may see; otherwise every eligible memory is a candidate.
   const prefiltered = eligible.length > cap;
   const base = {
-    total: scan.total,
+    total: scans.reduce((n, s) => n + s.total, 0),
     prefiltered,
     surfacedExcluded,
     ranker,
     complete,
-    read: scan.read,
+    read: scans.reduce((n, s) => n + s.read, 0),
   };
   if (!prefiltered) return { candidates: eligible, ...base };
   const byFile = new Map(eligible.map((m) => [m.file, m]));
@@ -99,6 +122,44 @@ export async function loadCandidates(
     if (best.length === cap) break;
   }
   return { candidates: best, ...base };
+}
+
+/**
+ * The recallable memories of the further layers, tagged with their layer. On a name clash the
+ * closer layer wins: a project memory overrides the user's memory of the same file name.
+ */
+function chainedMemories(
+  closest: readonly MemoryHeader[],
+  scans: ReadonlyArray<{ memories: MemoryHeader[] }>,
+  layers: readonly MemoryLayer[],
+): MemoryHeader[] {
+  const seen = new Set(closest.map((m) => m.file));
+  const out: MemoryHeader[] = [];
+  scans.forEach((scan, i) => {
+    for (const m of scan.memories) {
+      if (!isRecallable(m) || seen.has(m.file)) continue;
+      seen.add(m.file);
+      out.push({ ...m, layer: layers[i]!.layer });
+    }
+  });
+  return out;
+}
+
+// One index over several layers, kept while none of their directories changed.
+const chainRankers = new Map<string, OfflineRanker>();
+const CHAIN_RANKERS = 4;
+
+function chainRankerFor(
+  memories: readonly MemoryHeader[],
+  scans: ReadonlyArray<{ cache: { generation: string; dir?: string } }>,
+): OfflineRanker {
+  const key = `${scans.map((s) => s.cache.generation).join('|')}|${memories.length}|${memories.map((m) => `${m.layer ?? ''}:${m.file}`).join(',')}`;
+  const hit = chainRankers.get(key);
+  if (hit) return hit;
+  const ranker = createOfflineRanker(memories);
+  chainRankers.set(key, ranker);
+  while (chainRankers.size > CHAIN_RANKERS) chainRankers.delete(chainRankers.keys().next().value!);
+  return ranker;
 }
 
 /**

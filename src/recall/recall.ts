@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { MemoryLayer } from '../config/memory-chain.js';
 import { buildInjection, prepareInjectedMemory } from '../inject/build.js';
 import { DEFAULT_INJECTION_LIMITS, type InjectionLimits } from '../inject/constants.js';
 import { type InjectionHistory, injectionHistory } from '../inject/history.js';
@@ -29,6 +30,12 @@ import { type MemoryVerdict, type MemoryVerifier, verdictsWithin } from './verif
 export interface RecallOptions {
   /** The memory directory. */
   dir: string;
+  /**
+   * The memory chain to draw on, closest layer first (see `resolveMemoryChain`); default: `dir`
+   * alone. When given, its first layer should be `dir`; a file name found in two layers is the
+   * earlier layer's.
+   */
+  layers?: readonly MemoryLayer[];
   /** The user's message for this turn. */
   query: string;
   /** The conversation so far: surfaced memories, session bytes and tools in use come from it. */
@@ -75,6 +82,8 @@ export interface RecallOptions {
 export interface RecalledMemory {
   file: string;
   path: string;
+  /** The chain layer it came from ('project', 'user', …). */
+  layer: string;
   type: MemoryTypeOrUnknown;
   description: string | null;
   /** The frozen header, as injected. */
@@ -186,7 +195,7 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
   const surfaced = new Set([...history.surfacedPaths, ...history.surfacedFiles]);
   // "./a.md", "a.md" and "/abs/dir/a.md" name the same memory: compare absolute paths too.
   for (const s of options.alreadySurfaced ?? []) surfaced.add(s).add(resolve(options.dir, s));
-  const set = await loadCandidates(options.dir, {
+  const set = await loadCandidates(options.layers ?? options.dir, {
     query: options.query,
     nowMs,
     ...budgetChecks(options),
@@ -216,7 +225,9 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
   const byFile = new Map(set.candidates.map((m) => [m.file, m]));
   const headers = chosen.map((f) => byFile.get(f)!).slice(0, limits.maxPerTurn);
   shape.selected = headers.length;
-  const prepared = await readSelected(options.dir, headers, nowMs, limits, options.verifier);
+  const dirOf = (h: MemoryHeader) =>
+    options.layers?.find((l) => l.layer === h.layer)?.dir ?? options.dir;
+  const prepared = await readSelected(dirOf, headers, nowMs, limits, options.verifier);
   const built = buildInjection(
     prepared.map((p) => p.memory),
     { sessionBytes: history.sessionBytes, budgetNoticeShown: false, limits },
@@ -256,6 +267,7 @@ function describeSelected(
   return {
     file: memory.file,
     path: memory.path,
+    layer: header.layer ?? 'project',
     type: header.type,
     description: header.description ?? null,
     header: memory.header,
@@ -314,7 +326,7 @@ async function choose(
 }
 
 async function readSelected(
-  dir: string,
+  dirOf: (header: MemoryHeader) => string,
   headers: readonly MemoryHeader[],
   nowMs: number,
   limits: InjectionLimits,
@@ -323,7 +335,7 @@ async function readSelected(
   const read = await Promise.all(
     headers.map(async (header) => {
       try {
-        const doc = await readMemory(dir, header.file);
+        const doc = await readMemory(dirOf(header), header.file);
         if (doc.header.status === 'revoked') return undefined; // revoked since the scan
         // The scan saw only the head: NUL or non-UTF-8 bytes further down keep it out too.
         if (uninjectableText(doc.content) !== undefined) return undefined;

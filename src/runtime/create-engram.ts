@@ -7,6 +7,7 @@ import {
   loadSettings,
   mergedSettings,
   projectRoot,
+  resolveMemoryChain,
   sanitizeProjectPath,
 } from '../config/index.js';
 import type { Dreamer } from '../dream/dreamer.js';
@@ -77,6 +78,11 @@ export function createEngram(options: EngramOptions = {}): Engram {
   };
   const resolution = memoryDirOf(environment, options);
   const memoryDir = resolution.path;
+  const memoryChain = resolveMemoryChain({
+    project: { dir: memoryDir, trusted: resolution.writeWithoutPrompt },
+    engramHome: engramHome(environment),
+    ...(options.userLayer === false ? { user: false } : {}),
+  });
   const clock = options.clock ?? systemClock;
   let settingsMemo: Record<string, unknown> | undefined;
   const settings = () => {
@@ -123,6 +129,7 @@ export function createEngram(options: EngramOptions = {}): Engram {
     environment,
     memoryDir,
     memoryDirResolution: resolution,
+    memoryChain,
     projectRoot: resolution.projectRoot,
     model,
     modelDescription,
@@ -179,6 +186,7 @@ export function createEngram(options: EngramOptions = {}): Engram {
     const log = logFor(request);
     return {
       dir: memoryDir,
+      layers: memoryChain,
       query: request.query,
       clock: request.clock ?? clock,
       ...(request.messages ? { messages: request.messages } : {}),

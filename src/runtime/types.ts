@@ -1,4 +1,5 @@
 import type { EngramEnvironment } from '../config/index.js';
+import type { MemoryLayer } from '../config/memory-chain.js';
 import type { Dreamer, DreamOutcome } from '../dream/dreamer.js';
 import type { SessionLister } from '../dream/sessions.js';
 import type { ExtractionRun, SavedNotice } from '../extract/types.js';
@@ -37,6 +38,11 @@ export interface EngramOptions {
   recallLog?: string | false;
   /** Where every session's background outcomes are reported (sessions may add their own). */
   onEvent?: (event: EngramEvent) => void;
+  /**
+   * Draw on the user layer (`$ENGRAM_HOME/user/memory`, facts about the person that hold in every
+   * project) after the project directory (default true).
+   */
+  userLayer?: boolean;
 }
 
 export type EngramEvent =
@@ -79,6 +85,8 @@ export interface Engram {
   readonly memoryDir: string;
   /** Where the directory came from and whether an agent may write there unprompted. */
   readonly memoryDirResolution: MemoryDirResolution;
+  /** The memory chain recall and the system prompt draw on: the project directory, then the user's. */
+  readonly memoryChain: readonly MemoryLayer[];
   readonly projectRoot: string;
   /** The model background work runs on, if any. */
   readonly model: LanguageModel | undefined;

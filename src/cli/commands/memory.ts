@@ -24,8 +24,10 @@ import { EngramError } from '../../util/errors.js';
 import {
   CliExit,
   type CommonOptions,
+  memoryChainFor,
   memoryDirFor,
   printJson,
+  scopeLayer,
   withCommonOptions,
 } from '../common.js';
 import type { CliIo } from '../io.js';
@@ -74,8 +76,14 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
     .option('--body <text>', 'the memory text')
     .option('--body-file <file>', 'read the memory text from a file')
     .option('--file <name.md>', 'file name inside the memory directory (default: from the name)')
+    .option(
+      '--scope <scope>',
+      'project (this repository, the default) or user (facts about you that hold in every project)',
+      'project',
+    )
     .action(async (opts: CommonOptions & Record<string, string | undefined>) => {
-      const { path: dir } = memoryDirFor(io, opts);
+      const layer = scopeLayer(io, opts);
+      const dir = layer.dir;
       let body = opts.body;
       if (body === undefined && opts.bodyFile)
         body = await readFile(resolve(io.cwd, opts.bodyFile), 'utf8');
@@ -91,32 +99,45 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
       if (check.errors.length > 0) throw new EngramError('invalid_input', check.errors.join('\n'));
       const result = await saveMemory(dir, input);
       for (const w of result.warnings) io.stderr(`engram: warning: ${w}\n`);
-      if (opts.json) printJson(io, result);
+      if (opts.json) printJson(io, { ...result, layer: layer.layer, dir });
       else
-        io.stdout(`${result.created ? 'Saved' : 'Updated'} ${result.file}\n${result.indexLine}\n`);
+        io.stdout(
+          `${result.created ? 'Saved' : 'Updated'} ${result.file} in the ${layer.layer} layer (${dir})\n${result.indexLine}\n`,
+        );
     });
 
   withCommonOptions(program.command('list'))
     .description('list memories newest first: - [type] file (ISO mtime): description')
     .option('--all', 'include revoked memories')
     .action(async (opts: CommonOptions & { all?: boolean }) => {
-      const { path: dir } = memoryDirFor(io, opts);
-      const scan = await scanMemories(dir);
-      const shown = opts.all ? scan.memories : scan.memories.filter((m) => m.status === 'active');
+      const layers = memoryChainFor(io, opts);
+      const scans = await Promise.all(layers.map((l) => scanMemories(l.dir)));
+      const shown = scans.flatMap((scan, i) =>
+        (opts.all ? scan.memories : scan.memories.filter((m) => m.status === 'active')).map(
+          (m) => ({ ...m, layer: layers[i]!.layer }),
+        ),
+      );
+      const total = scans.reduce((n, s) => n + s.total, 0);
+      const dropped = scans.reduce((n, s) => n + s.dropped, 0);
+      const cap = scans[0]!.cap;
       if (opts.json) {
         printJson(io, {
-          memories: shown.map(headerJson),
-          total: scan.total,
-          dropped: scan.dropped,
-          cap: scan.cap,
+          memories: shown.map((m) => ({ ...headerJson(m), layer: m.layer })),
+          total,
+          dropped,
+          cap,
+          layers: layers.map((l, i) => ({ layer: l.layer, dir: l.dir, total: scans[i]!.total })),
         });
         return;
       }
-      io.stdout(shown.map((m) => `${formatManifestLine(m)}\n`).join(''));
-      if (scan.dropped > 0) {
-        io.stderr(
-          `engram: ${scan.dropped} older memories not listed (scan cap ${scan.cap} of ${scan.total}).\n`,
-        );
+      // Project lines look as they always did; a memory from another layer says which.
+      io.stdout(
+        shown
+          .map((m) => `${formatManifestLine(m)}${m.layer === 'project' ? '' : ` [${m.layer}]`}\n`)
+          .join(''),
+      );
+      if (dropped > 0) {
+        io.stderr(`engram: ${dropped} older memories not listed (scan cap ${cap} of ${total}).\n`);
       }
     });
 
@@ -235,15 +256,40 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
       'delete leftover temp files and stale lock leftovers, clear locks of dead processes',
     )
     .action(async (opts: CommonOptions & { fix?: boolean }) => {
-      const { path: dir } = memoryDirFor(io, opts);
-      const report = await auditMemoryDir(dir, { fix: opts.fix === true });
-      if (opts.json) printJson(io, report);
+      const [project, ...others] = memoryChainFor(io, opts);
+      const fix = { fix: opts.fix === true };
+      const report = await auditMemoryDir(project!.dir, fix);
+      // Every other layer is audited on its own; its problems say which layer they are in.
+      const more = await Promise.all(
+        others.map(async (l) => ({ ...(await auditMemoryDir(l.dir, fix)), layer: l.layer })),
+      );
+      const ok = report.ok && more.every((r) => r.ok);
+      if (opts.json)
+        printJson(io, {
+          ...report,
+          ok,
+          layer: 'project',
+          layers: [{ layer: 'project', dir: project!.dir, ok: report.ok }, ...more],
+        });
       else {
         for (const f of report.fixed ?? []) io.stdout(`fixed ${f.kind}: ${f.file}\n`);
-        if (report.ok)
-          io.stdout(`OK: ${report.memories} memories, ${report.indexEntries} index lines.\n`);
-        else io.stdout(report.problems.map((p) => `${p.kind}: ${p.message}\n`).join(''));
+        for (const r of more) {
+          for (const f of r.fixed ?? []) io.stdout(`fixed ${f.kind} [${r.layer}]: ${f.file}\n`);
+        }
+        const lines = [
+          ...report.problems.map((p) => `${p.kind}: ${p.message}\n`),
+          ...more.flatMap((r) => r.problems.map((p) => `${p.kind} [${r.layer}]: ${p.message}\n`)),
+        ];
+        const counts = more
+          .filter((r) => r.memories > 0)
+          .map((r) => `, ${r.memories} in the ${r.layer} layer`)
+          .join('');
+        io.stdout(
+          ok
+            ? `OK: ${report.memories} memories, ${report.indexEntries} index lines${counts}.\n`
+            : lines.join(''),
+        );
       }
-      if (!report.ok) throw new CliExit(1);
+      if (!ok) throw new CliExit(1);
     });
 }

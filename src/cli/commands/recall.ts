@@ -59,6 +59,7 @@ function recallJson(result: RecallResult) {
   return {
     selected: result.selected.map((m) => ({
       file: m.file,
+      layer: m.layer,
       type: m.type,
       description: m.description,
       header: m.header,
@@ -84,6 +85,7 @@ function printRecall(io: CliIo, result: RecallResult): void {
       ...(m.truncated ? ['truncated'] : []),
       ...(m.stale ? ['stale'] : []),
       ...(m.claims ? [`claims ${m.claims.checked - m.claims.failed}/${m.claims.total} hold`] : []),
+      ...(m.layer !== 'project' ? [`${m.layer} layer`] : []),
     ];
     io.stdout(`- [${m.type}] ${m.file} (${flags.join(', ')}): ${m.description ?? ''}\n`);
   }

@@ -1,0 +1,53 @@
+/**
+ * Memory is a chain of layers, closest to the work first: the project directory, then the user
+ * directory (facts about the person that hold in every project). The team layer
+ * (`<memory dir>/team/`) and per-agent layers plug in as further entries of the same shape. Recall
+ * and the system prompt walk the chain in order; on a name clash the earlier layer wins. Pure: plain
+ * data in, plain data out, no disk.
+ */
+import { join } from 'node:path';
+
+/** `project` and `user` today; `team` and `agent:<name>` are the names later layers take. */
+export type MemoryLayerName = 'project' | 'user' | 'team' | `agent:${string}`;
+
+export interface MemoryLayer {
+  layer: MemoryLayerName;
+  /** Absolute memory directory of the layer. */
+  dir: string;
+  /** Whether a host may let its agent write here without asking (the settings trust rule). */
+  trusted: boolean;
+}
+
+/** Where user-wide memories live: `$ENGRAM_HOME/user/memory`. */
+export function userMemoryDir(engramHomeDir: string): string {
+  return join(engramHomeDir, 'user', 'memory');
+}
+
+export interface MemoryChainInput {
+  /** The project's memory directory and whether its source is trusted (from the resolution). */
+  project: { dir: string; trusted: boolean };
+  /** `$ENGRAM_HOME`: the user layer lives under it and is trusted like the default directory. */
+  engramHome: string;
+  /** Leave the user layer out (a host that wants project memory only). */
+  user?: boolean;
+}
+
+/** The ordered layers recall and the system prompt draw on. A layer never appears twice. Pure. */
+export function resolveMemoryChain(input: MemoryChainInput): MemoryLayer[] {
+  const layers: MemoryLayer[] = [
+    { layer: 'project', dir: input.project.dir, trusted: input.project.trusted },
+  ];
+  const user = userMemoryDir(input.engramHome);
+  if (input.user !== false && user !== input.project.dir) {
+    layers.push({ layer: 'user', dir: user, trusted: true });
+  }
+  return layers;
+}
+
+/** The layer a write with `--scope` goes to (scope `project` or `user`). Pure. */
+export function layerForScope(
+  chain: readonly MemoryLayer[],
+  scope: 'project' | 'user',
+): MemoryLayer | undefined {
+  return chain.find((l) => l.layer === scope);
+}

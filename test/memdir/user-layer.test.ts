@@ -1,0 +1,111 @@
+/**
+ * The user layer: facts about the person, saved once under ENGRAM_HOME, hold in every project.
+ * Memory resolves through a chain, project then user; a project's own memories never leave it.
+ */
+import { mkdtempSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type CapturedRun, runCaptured, testIo } from '../../src/cli/test-io.js';
+
+function machine() {
+  const home = mkdtempSync(join(tmpdir(), 'engram-user-layer-'));
+  const env = { ENGRAM_HOME: join(home, '.engram'), ENGRAM_MANAGED_DIR: join(home, 'managed') };
+  const run = (cwd: string, ...args: string[]): Promise<CapturedRun> =>
+    runCaptured([...args, '--json'], testIo({ cwd, homedir: home, env }));
+  return { home, run };
+}
+
+const add = (scope: string, name: string, description: string) => [
+  'add',
+  '--scope',
+  scope,
+  '--type',
+  scope === 'user' ? 'user' : 'project',
+  '--name',
+  name,
+  '--description',
+  description,
+  '--body',
+  `${description}\n**Why:** said so.\n**How to apply:** always.`,
+];
+
+describe('the user memory layer', () => {
+  it('recalls a user-scope memory saved in repository A in repository B, never A’s project memory', async () => {
+    const { home, run } = machine();
+    const repoA = join(home, 'repo-a');
+    const repoB = join(home, 'repo-b');
+    await mkdir(repoA);
+    await mkdir(repoB);
+    const saved = await run(
+      repoA,
+      ...add('user', 'answer in Chinese', 'User wants answers written in Chinese'),
+    );
+    expect(saved.code, saved.stderr).toBe(0);
+    expect(JSON.parse(saved.stdout)).toMatchObject({
+      layer: 'user',
+      dir: join(home, '.engram', 'user', 'memory'),
+    });
+    const project = await run(
+      repoA,
+      ...add('project', 'chinese docs', 'Docs of repository A are written in Chinese first'),
+    );
+    expect(JSON.parse(project.stdout).layer).toBe('project');
+
+    const inB = await run(
+      repoB,
+      'recall',
+      'which language should answers be written in',
+      '--model',
+      'offline',
+    );
+    expect(inB.code, inB.stderr).toBe(0);
+    const selected = JSON.parse(inB.stdout).selected as Array<{ file: string; layer: string }>;
+    expect(selected).toEqual([
+      expect.objectContaining({ file: 'answer-in-chinese.md', layer: 'user' }),
+    ]);
+
+    const inA = await run(
+      repoA,
+      'recall',
+      'which language should answers and docs be written in',
+      '--model',
+      'offline',
+    );
+    const inAFiles = (JSON.parse(inA.stdout).selected as Array<{ file: string }>).map(
+      (m) => m.file,
+    );
+    expect(inAFiles).toContain('chinese-docs.md');
+    const listB = JSON.parse((await run(repoB, 'list')).stdout);
+    expect(listB.memories.map((m: { file: string; layer: string }) => [m.file, m.layer])).toEqual([
+      ['answer-in-chinese.md', 'user'],
+    ]);
+  });
+
+  it('lets the project win on a name clash and audits each layer', async () => {
+    const { home, run } = machine();
+    const repo = join(home, 'repo');
+    await mkdir(repo);
+    await run(repo, ...add('user', 'style', 'User prefers tabs for indentation everywhere'));
+    await run(
+      repo,
+      ...add('project', 'style', 'This repository indents with two spaces for indentation'),
+    );
+    const r = JSON.parse(
+      (await run(repo, 'recall', 'what indentation should I use', '--model', 'offline')).stdout,
+    );
+    expect(r.selected.map((m: { file: string; layer: string }) => [m.file, m.layer])).toEqual([
+      ['style.md', 'project'],
+    ]);
+    const audit = await run(repo, 'audit');
+    expect(audit.code).toBe(0);
+    expect(JSON.parse(audit.stdout).layers.map((l: { layer: string }) => l.layer)).toEqual([
+      'project',
+      'user',
+    ]);
+    expect((await run(repo, 'add', '--scope', 'team', '--type', 'user', '--name', 'x')).code).toBe(
+      2,
+    );
+  });
+});
