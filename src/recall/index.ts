@@ -1,4 +1,6 @@
 export * from './candidates.js';
+export * from './decay.js';
+export * from './last-recalled.js';
 export * from './metrics.js';
 export * from './offline-ranker.js';
 export * from './prefetch.js';

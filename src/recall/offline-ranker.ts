@@ -4,8 +4,9 @@
  * Relevance is BM25F over stemmed words and word pairs (name and description weigh more than the
  * body), with the query widened by a small concept thesaurus and by pseudo-relevance feedback from
  * its own best matches, blended with a character 4-gram view that forgives spelling and derivation.
- * The seed formula's type weights and one-week recency stay on top, as multipliers:
- * score = relevance × (1 + 0.5 × recency) × type weight, relevance in units of "one rare word
+ * The seed formula's type weights and a recency bonus stay on top, as multipliers:
+ * score = relevance × (1 + 0.5 × decay) × type weight, where decay is per type (decay.ts: user facts
+ * barely age, project state by the week, references by disuse), relevance in units of "one rare word
  * matched". Multipliers (rather than the seed's added recency) mean freshness can reorder relevant
  * memories but never lift an irrelevant one.
  *
@@ -13,6 +14,7 @@
  * stays byte-stable across turns and does not break the prompt cache.
  */
 import type { MemoryTypeOrUnknown } from '../memdir/types.js';
+import { type DecayConstants, decayWeight } from './decay.js';
 import {
   type Bm25Index,
   createBm25Builder,
@@ -63,6 +65,10 @@ export interface RankOptions {
    * may still be chosen, so one already in the conversation never sets the cut-off's bar.
    */
   only?: ReadonlySet<string>;
+  /** Per-type decay constants (default DEFAULT_DECAY). */
+  decay?: DecayConstants;
+  /** When recall last selected each file (from the recall log), for the reference rule. */
+  lastRecalled?: ReadonlyMap<string, number>;
 }
 
 export interface RankedMemory {
@@ -272,7 +278,17 @@ export function* buildOfflineRanker<M extends RankableMemory>(
           (maxWords > 0 ? words[d]! / maxWords : 0) +
           (maxGrams > 0 ? (RANKER_TUNING.gramShare * grams[d]!) / maxGrams : 0);
         const memory = sorted[d]!;
-        const recency = recencyOf(memory.mtimeMs, options.nowMs);
+        const recency = decayWeight(
+          {
+            type: memory.type,
+            mtimeMs: memory.mtimeMs,
+            nowMs: options.nowMs,
+            ...(options.lastRecalled?.has(memory.file)
+              ? { lastRecalledMs: options.lastRecalled.get(memory.file)! }
+              : {}),
+          },
+          options.decay,
+        );
         const relevance = blend * scale;
         const score = relevance * (1 + RECENCY_BONUS * recency) * TYPE_WEIGHTS[memory.type];
         ranked.push({

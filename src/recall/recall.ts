@@ -14,6 +14,8 @@ import type { MemoryHeader, MemoryTypeOrUnknown } from '../memdir/types.js';
 import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { EngramError, isEngramError } from '../util/errors.js';
 import { type CandidateSet, loadCandidates } from './candidates.js';
+import type { DecayConstants } from './decay.js';
+import { readLastRecalled } from './last-recalled.js';
 import {
   appendRecallMetrics,
   DEFAULT_STALE_AFTER_DAYS,
@@ -36,6 +38,10 @@ export interface RecallOptions {
    * earlier layer's.
    */
   layers?: readonly MemoryLayer[];
+  /** Per-type decay constants for the offline ranker (default DEFAULT_DECAY; see decay.ts). */
+  decay?: DecayConstants;
+  /** When each file was last recalled; default: read from the tail of `metricsLog`. */
+  lastRecalled?: ReadonlyMap<string, number>;
   /** The user's message for this turn. */
   query: string;
   /** The conversation so far: surfaced memories, session bytes and tools in use come from it. */
@@ -291,12 +297,23 @@ async function choose(
   notes: string[],
 ): Promise<string[]> {
   const { candidates } = set;
+  const lastRecalled =
+    options.lastRecalled ??
+    (options.metricsLog
+      ? await readLastRecalled(options.metricsLog).catch(() => undefined)
+      : undefined);
   const offline = () => {
     const allowed = new Set(candidates.map((c) => c.file));
     // The cut-off judges only the memories that may still be chosen: one already in the
     // conversation must not set the bar the others are measured against.
     return set.ranker
-      .rank(options.query, { nowMs, limit: MAX_RECALLED, only: allowed })
+      .rank(options.query, {
+        nowMs,
+        limit: MAX_RECALLED,
+        only: allowed,
+        ...(options.decay ? { decay: options.decay } : {}),
+        ...(lastRecalled ? { lastRecalled } : {}),
+      })
       .map((r) => r.file);
   };
   const model = options.model;
