@@ -157,7 +157,12 @@ describe('save, remove, revoke', () => {
     expect(again.created).toBe(false);
     const entries = parseIndexEntries(readFileSync(join(dir, INDEX_FILE), 'utf8'));
     expect(entries).toEqual([
-      { title: 'use-pnpm', file: 'use-pnpm.md', hook: 'pnpm, never npm', line: 0 },
+      expect.objectContaining({
+        title: 'use-pnpm',
+        file: 'use-pnpm.md',
+        hook: 'pnpm, never npm',
+        line: 0,
+      }),
     ]);
     const doc = await readMemory(dir, 'use-pnpm.md');
     expect(doc.header).toMatchObject({

@@ -25,7 +25,8 @@ describe('engram recall', () => {
     const run = await runCaptured(
       [
         'recall',
-        'how do I run the tests',
+        // Each of the two shares a word of its own with it ("bun", "grep"), so both are chosen.
+        'bun or grep for tests',
         '--dir',
         dir,
         '--json',
@@ -46,6 +47,7 @@ describe('engram recall', () => {
     for (const m of out.selected) {
       expect(Object.keys(m)).toEqual([
         'file',
+        'layer',
         'type',
         'description',
         'header',
@@ -204,7 +206,7 @@ describe('engram stats', () => {
     const dir = await dirWithMemories();
     const io = testIo();
     for (const q of [
-      'how do I run the tests',
+      'bun or grep for tests',
       'mobile app release',
       'something else entirely',
       'hello',
