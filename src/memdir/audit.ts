@@ -1,11 +1,11 @@
 import { join } from 'node:path';
+import { contentProblems } from './audit-content.js';
 import {
   auditFiles,
   type FileFindingKind,
   fixFileFindings,
   truncatedBodies,
 } from './audit-files.js';
-import { contentProblems } from './audit-content.js';
 import { countOrphans } from './audit-orphans.js';
 import { INDEX_FILE, INDEX_MAX_BYTES, INDEX_MAX_LINES } from './constants.js';
 import { type IndexEntry, parseIndexEntries, readIndexRaw, truncateIndex } from './index-file.js';
