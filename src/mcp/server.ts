@@ -166,6 +166,12 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
           .string()
           .optional()
           .describe('File name ending in .md; derived from the name when omitted'),
+        scope: z
+          .enum(['project', 'user'])
+          .optional()
+          .describe(
+            'project (default): this repository; user: a fact about the person that holds in every project',
+          ),
       },
     },
     (args) => asResult(() => saveTool(ctx, args), deadlineMs),

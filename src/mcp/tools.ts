@@ -103,6 +103,17 @@ export interface SaveArgs {
   description: string;
   body: string;
   file?: string;
+  /** `project` (default) or `user`: a fact about the person that holds in every project. */
+  scope?: 'project' | 'user';
+}
+
+/** The directory a save goes to: the project's, or the user layer of the runtime's chain. */
+function saveDir(ctx: MemoryToolsContext, scope: 'project' | 'user' | undefined): string {
+  if (scope !== 'user') return ctx.dir;
+  const user = ctx.engram?.memoryChain.find((l) => l.layer === 'user');
+  if (!user)
+    throw new EngramError('invalid_input', 'Not saved. There is no user memory layer here.');
+  return user.dir;
 }
 
 /**
@@ -118,8 +129,10 @@ export async function saveTool(ctx: MemoryToolsContext, args: SaveArgs): Promise
   if (refusals.length > 0) {
     throw new EngramError('invalid_input', `Not saved. ${refusals.join(' ')}`);
   }
-  const file = args.file ?? memoryFileName(args.name);
-  const existing = await readMemory(ctx.dir, file).catch((error: unknown) => {
+  const { scope, ...input } = args;
+  const dir = saveDir(ctx, scope);
+  const file = input.file ?? memoryFileName(input.name);
+  const existing = await readMemory(dir, file).catch((error: unknown) => {
     if (isEngramError(error, 'not_found')) return undefined;
     throw error;
   });
@@ -129,10 +142,11 @@ export async function saveTool(ctx: MemoryToolsContext, args: SaveArgs): Promise
       `Not saved. ${file} holds a revoked memory (reason: ${String(existing.header.frontmatter.reason ?? 'none given')}); save the new memory under another name or file so the revocation stays on record.`,
     );
   }
-  const saved = await saveMemory(ctx.dir, { ...args, file });
+  const saved = await saveMemory(dir, { ...input, file });
   const warnings = saved.warnings.length > 0 ? `\nWarnings: ${saved.warnings.join(' ')}` : '';
+  const where = scope === 'user' ? ` in the user layer (${dir}, recalled in every project)` : '';
   return {
-    text: `${saved.created ? 'Saved' : 'Updated'} ${saved.file} and its index line:\n${saved.indexLine}${warnings}`,
+    text: `${saved.created ? 'Saved' : 'Updated'} ${saved.file}${where} and its index line:\n${saved.indexLine}${warnings}`,
   };
 }
 
@@ -146,9 +160,17 @@ export async function listTool(
     : scan.memories.filter((m) => m.status === 'active');
   const hidden = scan.memories.length - shown.length;
   const counts = `${shown.length} ${shown.length === 1 ? 'memory' : 'memories'}${hidden > 0 ? ` (${hidden} revoked not shown)` : ''} in ${ctx.dir}`;
-  return {
-    text: shown.length === 0 ? counts : `${counts}\n${shown.map(formatManifestLine).join('\n')}`,
-  };
+  const lines = shown.map(formatManifestLine);
+  // The user layer's memories follow, each saying where it came from.
+  const user = ctx.engram?.memoryChain.find((l) => l.layer === 'user');
+  if (user) {
+    const theirs = await scanMemories(user.dir, { cap: Number.POSITIVE_INFINITY });
+    for (const m of theirs.memories) {
+      if (args.include_revoked || m.status === 'active')
+        lines.push(`${formatManifestLine(m)} [user]`);
+    }
+  }
+  return { text: lines.length === 0 ? counts : `${counts}\n${lines.join('\n')}` };
 }
 
 export async function readTool(ctx: MemoryToolsContext, args: { file: string }): Promise<ToolText> {
