@@ -10,6 +10,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { engramHome } from '../config/index.js';
+import { claimRefreshDue } from '../drift/refresh-marker.js';
 import {
   DEFAULT_RECALL_BUDGET_MS,
   type HookContext,
@@ -152,6 +153,11 @@ async function stop(
   input: HookInput,
   ctx: HookContext & { engram: Engram },
 ): Promise<HookOutput> {
+  // At a turn's end the agent may have changed the tree: check every memory's claims again in the
+  // background (only when HEAD or the index moved), so the next prompt finds them in the cache.
+  if (!opts.wait && (await claimRefreshDue(ctx.engram.environment.cwd, ctx.engram.memoryDir))) {
+    ctx.refreshClaims?.([]);
+  }
   if (ctx.engram.model === undefined) {
     if (opts.model !== false) ctx.notice?.(NOTICES.noModel(ENABLE_EXTRACTION_HINT));
     return {};

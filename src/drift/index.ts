@@ -9,4 +9,5 @@ export type { PreciseMemory } from './doctor-report.js';
 export * from './extract-claims.js';
 export * from './project-probe.js';
 export { failureText, verificationNote } from './prompts.js';
+export * from './refresh-marker.js';
 export * from './verifier.js';

@@ -4,7 +4,7 @@
  * Code's limits.
  */
 import { join } from 'node:path';
-import { createClaimVerifier } from '../drift/index.js';
+import { createClaimVerifier } from '../drift/verifier.js';
 import { INDEX_FILE } from '../memdir/index.js';
 import { pullTeamAtSessionStart } from '../team/layer.js';
 import { isEngramError } from '../util/errors.js';

@@ -3,7 +3,7 @@
  * memdir (write gate, index, revocation) and recall; failures throw and the server turns them
  * into `isError` results the model can read.
  */
-import { createClaimVerifier } from '../drift/index.js';
+import { createClaimVerifier } from '../drift/verifier.js';
 import type { LanguageModel } from '../llm/types.js';
 import {
   auditMemoryDir,

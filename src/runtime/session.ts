@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Dreamer } from '../dream/index.js';
-import { createClaimVerifier } from '../drift/index.js';
+import { createClaimVerifier } from '../drift/verifier.js';
 import type { ExtractionRun, Extractor } from '../extract/types.js';
 import { FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import type { ConversationPrefix, Message } from '../llm/types.js';

@@ -8,11 +8,17 @@ import { requireBuild, workspace } from './support.js';
 
 beforeAll(requireBuild);
 
-function hook(input: object, args: string[], env: NodeJS.ProcessEnv, cwd: string) {
+function hook(
+  input: object,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  event = 'user-prompt-submit',
+) {
   return new Promise<string>((done, fail) => {
     const child = execFile(
       process.execPath,
-      [CLI, 'hook', 'user-prompt-submit', ...args],
+      [CLI, 'hook', event, ...args],
       { env, cwd },
       (error, stdout) => (error ? fail(error) : done(stdout)),
     );
@@ -60,5 +66,33 @@ describe('claim verification in the prompt hook', () => {
       context2 = next.hookSpecificOutput.additionalContext as string;
     }
     expect(context2).toContain('`src/render.ts` no longer exists (cited at line 142)');
+  }, 60_000);
+
+  it('checks every memory again at the end of a turn once the tree moved, so the next prompt is marked', async () => {
+    const ws = workspace({ 'src/render.ts': 'export function renderBlit() {}\n' });
+    ws.memory(
+      'sprite-blit.md',
+      {
+        name: 'sprite blit',
+        description: 'where the sprite blit lives in the renderer',
+        type: 'project',
+      },
+      'The sprite blit is in `src/render.ts`, in `renderBlit()`.\n**Why:** profiling.',
+    );
+    await ws.engram(['index', '--rebuild']);
+    ws.git('mv', 'src/render.ts', 'src/renderer.ts'); // the agent's turn moved the file
+    const marker = join(ws.dir, '.engram/claim-refresh.json');
+    const stop = { hook_event_name: 'Stop', session_id: 'drift-stop-1', cwd: ws.project };
+    await hook(stop, ['--dir', ws.dir, '--no-model'], ws.env, ws.project, 'stop');
+    for (let i = 0; i < 300 && !existsSync(marker); i++) await sleep(100);
+    expect(existsSync(marker)).toBe(true);
+    const prompt = {
+      hook_event_name: 'UserPromptSubmit',
+      session_id: 'drift-stop-2',
+      cwd: ws.project,
+      prompt: 'where does the sprite blit live in the renderer?',
+    };
+    const out = JSON.parse(await hook(prompt, ['--dir', ws.dir, '--no-model'], ws.env, ws.project));
+    expect(out.hookSpecificOutput.additionalContext).toContain('`src/render.ts` no longer exists');
   }, 60_000);
 });

@@ -1,5 +1,10 @@
 import type { Command } from 'commander';
-import { createClaimVerifier, type MemoryVerification } from '../../drift/index.js';
+import {
+  createClaimVerifier,
+  type MemoryVerification,
+  markClaimRefresh,
+  quickProjectState,
+} from '../../drift/index.js';
 import {
   checkMemoryFileName,
   readMemory,
@@ -63,7 +68,14 @@ export function registerDriftCommands(program: Command, io: CliIo): void {
           memoryDir: dir,
           budgetMs,
         });
+        // The quick state is read before the checks: a change made while they run is not marked
+        // as checked.
+        const projectDir = environmentFor(io, opts).cwd;
+        const quick = files.length === 0 ? await quickProjectState(projectDir, dir) : undefined;
         const results = await verifier.verifyMemories(docs).finally(() => verifier.dispose());
+        if (quick !== undefined && results.size === docs.length) {
+          await markClaimRefresh(dir, quick).catch(() => undefined);
+        }
         const list = docs.map((d) => results.get(d.file));
         if (opts.quiet) return;
         if (opts.json) {
