@@ -1,10 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { cutoffReport, formatCutoffReport } from '../../eval/cutoff-report.js';
 import { defaultLocomoPath, LOCOMO_DATA_ENV, loadLocomo } from '../../eval/locomo.js';
 import { loadLabeledSet } from '../../eval/recall/labeled-set.js';
 import { formatRecallSetReport, runRecallSet } from '../../eval/recall/run-set.js';
-import { buildReport, formatReport } from '../../eval/report.js';
+import { buildReport, CATEGORY_NAMES, formatReport } from '../../eval/report.js';
 import { bm25Ranker, engramRanker, type RankerRun, runRanker } from '../../eval/runner.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { EngramError } from '../../util/errors.js';
@@ -79,9 +80,12 @@ export function registerEvalCommands(program: Command, io: CliIo): void {
             rankingsJsonl(runs.bm25),
           );
       }
-      const report = buildReport(data, conversations, ks, runs);
+      const report = {
+        ...buildReport(data, conversations, ks, runs),
+        cutoff: cutoffReport(conversations),
+      };
       if (opts.json) printJson(io, report);
-      else io.stdout(formatReport(report));
+      else io.stdout(formatReport(report) + formatCutoffReport(report.cutoff, CATEGORY_NAMES));
     });
   evalCommand
     .command('recall')
