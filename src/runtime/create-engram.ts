@@ -13,7 +13,7 @@ import {
 import type { Dreamer } from '../dream/dreamer.js';
 import { resolveModel } from '../llm/resolve-model.js';
 import type { LanguageModel } from '../llm/types.js';
-import { type MemoryDirResolution, resolveMemoryDir } from '../memdir/index.js';
+import { type MemoryDirResolution, resolveMemoryDir, saveMemory } from '../memdir/index.js';
 import {
   metricsPathFor,
   type RecallOptions,
@@ -148,6 +148,12 @@ export function createEngram(options: EngramOptions = {}): Engram {
     sessions,
     openSession: (sessionOptions = {}) => openEngramSession(engram, sessionOptions, runtimeHooks),
     recall: (request) => runRecall(request),
+    async saveMemory({ scope = 'project', ...input }) {
+      const layer = memoryChain.find((l) => l.layer === scope);
+      if (!layer) throw new EngramError('invalid_input', `there is no ${scope} memory layer`);
+      const saved = await saveMemory(layer.dir, input);
+      return { ...saved, layer: scope, dir: layer.dir };
+    },
     async stats(statsOptions = {}) {
       const log = statsOptions.log ?? recallLog ?? defaultLog;
       const { shapes, badLines } = await readRecallMetrics(log);

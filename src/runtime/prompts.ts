@@ -8,12 +8,21 @@ export const SYSTEM_PROMPT_HEADINGS = {
   index: '# Memory index (MEMORY.md)',
   emptyIndex: 'The memory index is empty: no memories have been saved for this project yet.',
   notes: '# Session notes kept before compaction',
+  userIndex: '# User memory index (facts about the user that hold in every project)',
 } as const;
 
 /** The index as the agent receives it: where it is, what a line means, then the lines. */
 export function indexSection(indexText: string, indexPath: string): string {
   const body = indexText.trim() === '' ? SYSTEM_PROMPT_HEADINGS.emptyIndex : indexText.trimEnd();
   return `${SYSTEM_PROMPT_HEADINGS.index}\nPath: ${indexPath}\nOne line per memory; open a memory file when its line looks relevant.\n\n${body}`;
+}
+
+/**
+ * The user layer's index, after the project's: its memories describe the person, not this project,
+ * and a project memory of the same file name takes precedence.
+ */
+export function userIndexSection(indexText: string, indexPath: string): string {
+  return `${SYSTEM_PROMPT_HEADINGS.userIndex}\nPath: ${indexPath}\nWhere a project memory says otherwise, the project memory holds.\n\n${indexText.trimEnd()}`;
 }
 
 /** A compacted session's notes, shown again when the conversation restarts from them. */

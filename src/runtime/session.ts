@@ -136,12 +136,14 @@ export function openEngramSession(
       const after = promptOptions.afterCompaction === true;
       let prompt = prompts.get(after);
       if (!prompt) {
+        const userDir = engram.memoryChain.find((l) => l.layer === 'user')?.dir;
         prompt = buildSystemPrompt({
           environment,
           memoryDir,
           sessionId,
           instructions: options.instructions !== false,
           afterCompaction: after,
+          ...(userDir !== undefined ? { userDir } : {}),
         });
         prompts.set(after, prompt);
         prompt.catch(() => prompts.delete(after));

@@ -2,7 +2,7 @@ import type { EngramEnvironment } from '../config/index.js';
 import { loadIndex, memoryGuidance } from '../memdir/index.js';
 import { readSessionNotes } from '../session/read-notes.js';
 import { teamIndexSection } from '../team/layer.js';
-import { indexSection, notesSection } from './prompts.js';
+import { indexSection, notesSection, userIndexSection } from './prompts.js';
 
 export interface SystemPromptParts {
   /** The assembled instruction files (AGENTS.md, CLAUDE.md, …); '' or absent for none. */
@@ -13,6 +13,8 @@ export interface SystemPromptParts {
   notes?: { content: string; path: string };
   /** The team layer's index section (already rendered by the team layer), when it has one. */
   team?: string;
+  /** The user layer's index, capped on its own like the project's; absent or empty for none. */
+  user?: { content: string; path: string };
 }
 
 /**
@@ -27,6 +29,9 @@ export function assembleSystemPrompt(parts: SystemPromptParts): string {
   if (parts.notes) out.push(notesSection(parts.notes.content, parts.notes.path));
   out.push(indexSection(parts.index.content, parts.index.path));
   if (parts.team) out.push(parts.team);
+  if (parts.user && parts.user.content.trim() !== '') {
+    out.push(userIndexSection(parts.user.content, parts.user.path));
+  }
   return `${out.join('\n\n')}\n`;
 }
 
@@ -38,6 +43,8 @@ export interface BuildSystemPromptOptions {
   instructions?: boolean;
   /** The conversation restarts after a compaction: show the session's notes. */
   afterCompaction?: boolean;
+  /** The user layer's memory directory, whose index follows the project's. */
+  userDir?: string;
 }
 
 /**
@@ -46,7 +53,7 @@ export interface BuildSystemPromptOptions {
  * edited AGENTS.md while a running session's prompt prefix never changes under it.
  */
 export async function buildSystemPrompt(options: BuildSystemPromptOptions): Promise<string> {
-  const [instructions, index, notes, team] = await Promise.all([
+  const [instructions, index, notes, team, user] = await Promise.all([
     options.instructions === false
       ? undefined
       : import('../instructions/index.js').then(({ loadInstructions }) =>
@@ -57,6 +64,9 @@ export async function buildSystemPrompt(options: BuildSystemPromptOptions): Prom
       ? readSessionNotes(options.environment, options.sessionId).catch(() => undefined)
       : undefined,
     teamIndexSection(options.memoryDir),
+    options.userDir !== undefined && options.userDir !== options.memoryDir
+      ? loadIndex(options.userDir).catch(() => undefined)
+      : undefined,
   ]);
   return assembleSystemPrompt({
     ...(instructions ? { instructions: instructions.prompt } : {}),
@@ -66,5 +76,6 @@ export async function buildSystemPrompt(options: BuildSystemPromptOptions): Prom
       ? { notes: { content: notes.content, path: notes.path } }
       : {}),
     ...(team ? { team } : {}),
+    ...(user?.exists ? { user: { content: user.content, path: user.path } } : {}),
   });
 }

@@ -6,6 +6,7 @@ import type { ExtractionRun, SavedNotice } from '../extract/types.js';
 import type { InjectionLimits } from '../inject/constants.js';
 import type { ConversationPrefix, LanguageModel, Message } from '../llm/types.js';
 import type { MemoryDirResolution } from '../memdir/index.js';
+import type { MemoryInput, SaveResult } from '../memdir/memory-file.js';
 import type { MemoryVerifier, RecallResult, RecallStats } from '../recall/index.js';
 import type { SessionCompaction } from '../session/compact-session.js';
 import type { SessionNotesView } from '../session/read-notes.js';
@@ -107,6 +108,13 @@ export interface Engram {
   openSession(options?: OpenSessionOptions): EngramSession;
   /** One recall, logged to the recall log: the same selection and bytes whichever door asks. */
   recall(request: RecallRequest): Promise<RecallResult>;
+  /**
+   * Save a memory (file + index line) in the project layer, or with `scope: 'user'` in the user
+   * layer, for facts about the person that hold in every project. Says where it went.
+   */
+  saveMemory(
+    input: MemoryInput & { scope?: 'project' | 'user' },
+  ): Promise<SaveResult & { layer: 'project' | 'user'; dir: string }>;
   /** The recall log summarised (what `engram stats` prints). */
   stats(options?: { log?: string }): Promise<{ log: string; stats: RecallStats; badLines: number }>;
   /** The consolidation scheduler, with the engram's session lister and shared scan throttle. */

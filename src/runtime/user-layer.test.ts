@@ -1,0 +1,58 @@
+import { mkdtempSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resolveMemoryChain, userMemoryDir } from '../config/memory-chain.js';
+import { createEngram } from './create-engram.js';
+
+const fact = {
+  type: 'user' as const,
+  name: 'backend engineer',
+  description: 'User is a backend engineer new to React; explain through backend analogies',
+  body: 'Backend engineer, new to React.',
+};
+
+describe('the memory chain in the runtime', () => {
+  it('resolves project then user, one pure function of plain data', () => {
+    expect(
+      resolveMemoryChain({ project: { dir: '/p/memory', trusted: false }, engramHome: '/h' }),
+    ).toEqual([
+      { layer: 'project', dir: '/p/memory', trusted: false },
+      { layer: 'user', dir: userMemoryDir('/h'), trusted: true },
+    ]);
+    expect(
+      resolveMemoryChain({ project: { dir: '/p', trusted: true }, engramHome: '/h', user: false }),
+    ).toHaveLength(1);
+  });
+
+  it('saves with scope user, recalls it from another project, and shows its index in the system prompt', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'engram-chain-'));
+    const env = { ENGRAM_HOME: join(home, '.engram'), ENGRAM_MANAGED_DIR: join(home, 'managed') };
+    const a = join(home, 'a');
+    const b = join(home, 'b');
+    await mkdir(a);
+    await mkdir(b);
+    const inA = createEngram({ cwd: a, env, homedir: home });
+    const saved = await inA.saveMemory({ ...fact, scope: 'user' });
+    expect(saved).toMatchObject({ layer: 'user', dir: userMemoryDir(join(home, '.engram')) });
+    const project = await inA.saveMemory({
+      type: 'project',
+      name: 'react migration',
+      description: 'The React migration of repository A ends in March',
+      body: 'Ends in March.\n**Why:** budget.\n**How to apply:** plan for it.',
+    });
+    expect(project.layer).toBe('project');
+
+    const inB = createEngram({ cwd: b, env, homedir: home });
+    const result = await inB.recall({ query: 'explain React hooks to me', log: false });
+    expect(result.selected.map((m) => [m.file, m.layer])).toEqual([
+      ['backend-engineer.md', 'user'],
+    ]);
+    const prompt = await inB.openSession({ sessionId: 's1' }).systemPrompt();
+    expect(prompt).toContain('# User memory index');
+    expect(prompt).toContain('[backend engineer](backend-engineer.md)');
+    expect(prompt).not.toContain('react-migration.md');
+    expect(prompt.indexOf('# Memory index')).toBeLessThan(prompt.indexOf('# User memory index'));
+  });
+});
