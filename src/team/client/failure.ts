@@ -1,3 +1,5 @@
+import type { HttpResult } from './http-client.js';
+
 /**
  * Why a push failed, and whether retrying can ever help. A permanent failure stops pushes for the
  * life of the process: otherwise writes by other sessions to the shared team folder keep
@@ -36,4 +38,25 @@ export function recoveryFor(failure: PushFailure): RecoverySignal {
   if (failure.kind === 'http' && (failure.status === 413 || failure.status === 400))
     return 'unlink';
   return 'credentials';
+}
+
+/** A failed HTTP answer as a push failure, with the hint a person needs to fix it. */
+export function failureOf(res: Exclude<HttpResult<unknown>, { ok: true }>): PushFailure {
+  if ('error' in res)
+    return { kind: 'network', message: `cannot reach the team server: ${res.error}` };
+  const body = res.body;
+  const code = typeof body.error === 'string' ? body.error : `HTTP ${res.status}`;
+  const limit = typeof body.limit === 'number' ? body.limit : undefined;
+  const hint: Record<number, string> = {
+    401: 'the token is missing or unknown: log in again',
+    403: 'the token does not open this repo (or cannot write)',
+    404: 'the server does not know this repo',
+    413: `over the server limit${limit !== undefined ? ` (${limit})` : ''}: delete team files to get under it`,
+  };
+  return {
+    kind: 'http',
+    status: res.status,
+    message: `${code}${hint[res.status] ? `: ${hint[res.status]}` : ''}`,
+    ...(limit !== undefined ? { limit } : {}),
+  };
 }

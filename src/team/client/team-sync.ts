@@ -4,45 +4,17 @@ import { scanForSecrets } from '../secrets/scan.js';
 import { packBatches } from './batches.js';
 import { sameTeamConfig, type TeamClientConfig } from './config.js';
 import {
+  failureOf,
   isPermanentFailure,
   type PushFailure,
   type RecoverySignal,
   recoveryFor,
 } from './failure.js';
-import { type HttpResult, TeamHttpClient } from './http-client.js';
+import { TeamHttpClient } from './http-client.js';
+import { pullTeam } from './pull.js';
+import type { PullReport, PushReport } from './reports.js';
 import { loadSyncState, type SyncState, saveSyncState } from './sync-state.js';
-import { readLocalTeamFiles, writeTeamFile } from './team-files.js';
-
-export interface SkippedKey {
-  key: string;
-  reason: string;
-  rule?: string;
-  line?: number;
-  match?: string;
-}
-
-export interface PushReport {
-  pushed: string[];
-  skipped: SkippedKey[];
-  /** Batches committed by the server. */
-  batches: number;
-  /** 412 answers met (each resolved by a refresh of the hashes, or reported). */
-  conflicts: number;
-  failure?: PushFailure;
-  /** The failure cannot heal by retrying: pushes stay off until a recovery signal. */
-  permanent?: boolean;
-  /** Nothing was tried: an earlier permanent failure still holds. */
-  suppressed?: boolean;
-}
-
-export interface PullReport {
-  written: string[];
-  unchanged: number;
-  /** Keys from the server that were not written, and why. */
-  refused: Array<{ key: string; reason: string }>;
-  version?: number;
-  failure?: PushFailure;
-}
+import { readLocalTeamFiles } from './team-files.js';
 
 export interface TeamSyncOptions {
   teamDir: string;
@@ -75,6 +47,8 @@ type Ready =
  * piece of state that must outlive a single push: a permanent failure, which keeps every later
  * push from being tried until a matching recovery signal arrives.
  */
+export type { PullReport, PushReport, SkippedKey } from './reports.js';
+
 export class TeamSync {
   /** Push attempts made (suppressed ones are not attempts). */
   attempts = 0;
@@ -133,45 +107,7 @@ export class TeamSync {
   async pull(): Promise<PullReport> {
     const ready = this.ready();
     if (!ready.ok) return { written: [], unchanged: 0, refused: [], failure: ready.failure };
-    const res = await ready.http.getAll();
-    if (!res.ok) return { written: [], unchanged: 0, refused: [], failure: failureOf(res) };
-    const { teamDir } = this.options;
-    const local = await readLocalTeamFiles(teamDir, Number.POSITIVE_INFINITY);
-    const report: PullReport = { written: [], unchanged: 0, refused: [], version: res.version };
-    const checksums: Record<string, string> = {};
-    for (const [key, content] of Object.entries(res.body.entries ?? {}).sort(([a], [b]) =>
-      a < b ? -1 : 1,
-    )) {
-      if (typeof content !== 'string') {
-        report.refused.push({ key, reason: 'content is not text' });
-        continue;
-      }
-      const sum = teamChecksum(content);
-      if (local.contents.get(key) === content) {
-        checksums[key] = sum;
-        report.unchanged++;
-        continue;
-      }
-      const written = await writeTeamFile(teamDir, key, content);
-      if (!written.ok) {
-        report.refused.push({ key, reason: written.reason });
-        continue;
-      }
-      checksums[key] = sum;
-      report.written.push(key);
-    }
-    const { unknown: _unknown, ...previous } =
-      (await loadSyncState(teamDir, ready.config.url, ready.config.repo)) ?? {};
-    await saveSyncState(teamDir, {
-      ...previous,
-      url: ready.config.url,
-      repo: ready.config.repo,
-      version: res.version,
-      checksums,
-      limits: res.limits,
-      lastPull: new Date().toISOString(),
-    });
-    return report;
+    return pullTeam(ready.http, this.options.teamDir, ready.config);
   }
 
   /** Upload the keys whose checksum differs from the server's last known one. */
@@ -382,23 +318,3 @@ const MAX_REPLANS = 5;
 /** The longest pause between two conflict rounds. */
 const MAX_CONFLICT_PAUSE_MS = 15_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function failureOf(res: Exclude<HttpResult<unknown>, { ok: true }>): PushFailure {
-  if ('error' in res)
-    return { kind: 'network', message: `cannot reach the team server: ${res.error}` };
-  const body = res.body;
-  const code = typeof body.error === 'string' ? body.error : `HTTP ${res.status}`;
-  const limit = typeof body.limit === 'number' ? body.limit : undefined;
-  const hint: Record<number, string> = {
-    401: 'the token is missing or unknown: log in again',
-    403: 'the token does not open this repo (or cannot write)',
-    404: 'the server does not know this repo',
-    413: `over the server limit${limit !== undefined ? ` (${limit})` : ''}: delete team files to get under it`,
-  };
-  return {
-    kind: 'http',
-    status: res.status,
-    message: `${code}${hint[res.status] ? `: ${hint[res.status]}` : ''}`,
-    ...(limit !== undefined ? { limit } : {}),
-  };
-}
