@@ -60,14 +60,31 @@ const AUDIT_FIXES: Record<string, { severity: FindingSeverity; fix: string }> = 
     fix: 'delete the temp file (the file it was replacing is intact), or run `engram audit --fix` where available',
   },
   unreadable: { severity: 'error', fix: 'fix the file permissions so engram can read it' },
+  duplicate_index_line: {
+    severity: 'error',
+    fix: 'keep one line per memory (`engram index --rebuild` does)',
+  },
+  unparseable_index_line: {
+    severity: 'error',
+    fix: 'write it as `- [Title](file.md) — hook` (%20 for spaces), or run `engram index --rebuild`',
+  },
+  uninjectable: { severity: 'error', fix: 'save the file as UTF-8 text without NUL bytes' },
+  symlink: {
+    severity: 'warning',
+    fix: 'replace the link with the file itself (links are never followed)',
+  },
+  orphan_count_unreliable: {
+    severity: 'error',
+    fix: 'rewrite the lines one reader misses as `- [Title](file.md) — hook`; `--fix` leaves the index alone until both counts agree',
+  },
 };
 
 /** One audit problem as a finding; kinds the doctor does not know yet still count as errors. */
 export function auditFinding(p: AuditProblem): DoctorFinding {
-  const known = AUDIT_FIXES[p.kind] ?? {
-    severity: 'error' as const,
-    fix: 'see `engram audit` for this problem',
-  };
+  const fallback = (p as { fixable?: boolean }).fixable
+    ? 'run `engram audit --fix`'
+    : 'see `engram audit` for this problem';
+  const known = AUDIT_FIXES[p.kind] ?? { severity: 'error' as const, fix: fallback };
   return {
     kind: p.kind,
     severity: known.severity,

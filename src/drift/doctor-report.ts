@@ -29,14 +29,15 @@ const INDEX_NEAR_CAP = 0.8;
 
 export function indexFindings(cross: IndexCrossCheck, index: TruncatedIndex): DoctorFinding[] {
   const out: DoctorFinding[] = [];
-  if (!cross.agree) {
-    const a = cross.byIndexParser;
-    const b = cross.byLinkScan;
+  // The audit reports its own orphan disagreement; the doctor adds the dangling one.
+  const a = cross.byIndexParser;
+  const b = cross.byLinkScan;
+  if (a.dangling.join('\0') !== b.dangling.join('\0')) {
     out.push({
-      kind: 'orphan_count_unreliable',
+      kind: 'dangling_count_unreliable',
       severity: 'error',
       file: INDEX_FILE,
-      message: `The two independent counts disagree (index parser: ${a.orphans.length} orphans, ${a.dangling.length} dangling; markdown links: ${b.orphans.length} orphans, ${b.dangling.length} dangling), so this report's own orphan and dangling counts are unreliable. Differing files: ${differing(a, b).join(', ') || 'none'}.`,
+      message: `The dangling count is unreliable: the line scanner finds ${a.dangling.length} index lines pointing at nothing, the markdown parser's links ${b.dangling.length}. Differing targets: ${differing(a, b).join(', ') || 'none'}.`,
       fix: `rewrite the differing lines of ${INDEX_FILE} as \`- [Title](file.md) — hook\`; --fix will not touch the index until both counts agree`,
     });
   }

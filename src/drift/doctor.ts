@@ -85,7 +85,7 @@ export async function diagnoseMemoryDir(
     scanMemories(dir, { cap: Number.POSITIVE_INFINITY }),
     readIndexRaw(dir).then((t) => t ?? ''),
   ]);
-  const crossCheck = await crossCheckIndex(dir, scan.memories, indexText);
+  const crossCheck = crossCheckIndex(scan.memories, indexText);
   const bodies = await readBodies(dir, scan.memories);
   const active = bodies.filter((b) => b.header.status === 'active');
   const findings: DoctorFinding[] = audit.problems.map(auditFinding);

@@ -28,3 +28,26 @@ export function countOrphans(memories: readonly MemoryHeader[], indexText: strin
   const reliable = perFile.length === byLinks.length && perFile.every((f, i) => byLinks[i] === f);
   return { perFile, byLinks, reliable };
 }
+
+export interface DanglingCount {
+  /** Index targets naming no memory file, by the line scanner. */
+  perLine: string[];
+  /** Index targets naming no memory file, by the markdown parser's links. */
+  byLinks: string[];
+  reliable: boolean;
+}
+
+/**
+ * Dangling index pointers counted the same two ways: the targets the line scanner reads, and the
+ * markdown parser's link targets, each against every memory file on disk (revoked ones too: a
+ * pointer at a revoked memory is wrong, but not dangling). The doctor reports both. Pure.
+ */
+export function countDangling(memories: readonly MemoryHeader[], indexText: string): DanglingCount {
+  const files = new Set(memories.map((m) => m.file));
+  const perLine = [...new Set(parseIndexEntries(indexText).map((e) => e.file))]
+    .filter((f) => !files.has(f))
+    .sort();
+  const byLinks = [...indexTargetsByMarkdown(indexText)].filter((f) => !files.has(f)).sort();
+  const reliable = perLine.length === byLinks.length && perLine.every((f, i) => byLinks[i] === f);
+  return { perLine, byLinks, reliable };
+}
