@@ -28,7 +28,7 @@ export interface RelevanceCutoff {
 export const RELEVANCE_CUTOFF: Readonly<RelevanceCutoff> = Object.freeze({
   commonShare: 0.5,
   commonMinDocs: 2,
-  relativeFloor: 0.7,
+  relativeFloor: 0.75,
 });
 
 export interface CutoffCandidate {
@@ -52,10 +52,19 @@ export function selectRelevant<T extends CutoffCandidate>(
   const evidence = (r: T) => (anyDistinctive ? r.distinctive : r.overlap);
   const eligible = ranked.filter((r) => evidence(r) > 0 && r.score > 0);
   let level = 0;
-  let best = 0;
+  let bestRelevance = 0;
+  let bestScore = 0;
   for (const r of eligible) {
     level = Math.max(level, evidence(r));
-    best = Math.max(best, r.relevance);
+    bestRelevance = Math.max(bestRelevance, r.relevance);
+    bestScore = Math.max(bestScore, r.score);
   }
-  return eligible.filter((r) => evidence(r) >= level && r.relevance >= cutoff.relativeFloor * best);
+  // Near the best either by the match alone or by the full score (type and recency included), so
+  // the top-ranked memory always stays and an equal match of a lighter type is not cut for it.
+  return eligible.filter(
+    (r) =>
+      evidence(r) >= level &&
+      (r.relevance >= cutoff.relativeFloor * bestRelevance ||
+        r.score >= cutoff.relativeFloor * bestScore),
+  );
 }
