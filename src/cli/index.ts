@@ -1,3 +1,14 @@
-export * from './common.js';
-export * from './io.js';
-export * from './program.js';
+export {
+  CliExit,
+  type CommonOptions,
+  configuredModel,
+  environmentFor,
+  memoryDirFor,
+  printJson,
+  runtimeFor,
+  withCommonOptions,
+} from './common.js';
+
+export { type CliIo, processIo } from './io.js';
+
+export { buildProgram, exitCodeFor, runCli } from './program.js';

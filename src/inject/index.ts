@@ -1,9 +1,43 @@
-export * from './budget.js';
-export * from './build.js';
-export * from './constants.js';
-export * from './header.js';
-export * from './history.js';
-export * from './parse.js';
-export * from './prompts.js';
-export * from './render.js';
-export * from './truncate.js';
+export { type BudgetLimits, type BudgetPlan, planInjectionBudget } from './budget.js';
+
+export {
+  type BuildInjectionOptions,
+  type BuiltInjection,
+  buildInjection,
+  type MemoryToInject,
+  prepareInjectedMemory,
+} from './build.js';
+
+export {
+  DEFAULT_INJECTION_LIMITS,
+  type InjectionLimits,
+  MAX_MEMORIES_PER_TURN,
+  MAX_MEMORY_BYTES,
+  MAX_MEMORY_LINES,
+  MAX_SESSION_BYTES,
+} from './constants.js';
+
+export { memoryHeader } from './header.js';
+
+export { contentBlocks, type InjectionHistory, injectionHistory } from './history.js';
+
+export { type ParsedInjection, parseInjections } from './parse.js';
+
+export { budgetExhaustedNotice, RECALLED_INTRO, truncationNote } from './prompts.js';
+
+export {
+  INJECTION_CLOSE,
+  INJECTION_OPEN,
+  type InjectedMemory,
+  type Injection,
+  memorySectionBytes,
+  renderInjection,
+  renderMemorySection,
+} from './render.js';
+
+export {
+  countLines,
+  type TruncatedContent,
+  type TruncateLimits,
+  truncateMemoryContent,
+} from './truncate.js';

@@ -32,4 +32,13 @@ export {
   renderInstructionsPrompt,
 } from './prompts.js';
 export { rulesFor } from './rules-for.js';
-export * from './types.js';
+export {
+  INSTRUCTION_TYPES,
+  type InstructionReport,
+  type InstructionReportKind,
+  type InstructionsLoadReason,
+  type InstructionsResult,
+  type InstructionType,
+  type LoadedInstructionFile,
+  type LoadInstructionsOptions,
+} from './types.js';

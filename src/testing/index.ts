@@ -1,2 +1,10 @@
-export * from './scripted-model.js';
-export * from './scripted-model-server.js';
+export { type ScriptedModelOptions, scriptedModel } from './scripted-model.js';
+
+export {
+  type RecordedRequest,
+  type ScriptEntry,
+  type ScriptedModelServer,
+  type ScriptedModelServerOptions,
+  type ScriptStep,
+  startScriptedModelServer,
+} from './scripted-model-server.js';

@@ -1,2 +1,3 @@
-export * from './rules.js';
-export * from './scan.js';
+export { SECRET_RULES, type SecretRule } from './rules.js';
+
+export { redact, type SecretFinding, scanForSecrets, shannonEntropy } from './scan.js';
