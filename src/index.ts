@@ -5,7 +5,12 @@
  * `engram/recall`, …). The list is checked against api-report/root.api.txt by `npm test`.
  */
 
+// Building blocks: models and the forked agent, one recall and its rendered bytes, background
+// extraction and consolidation on their own, the memory tool on a runtime.
+export { createDreamer } from './dream/dreamer.js';
 export type { SessionLister, SessionRef } from './dream/index.js';
+export { maybeDream } from './dream/maybe-dream.js';
+export { createExtractor } from './extract/extractor.js';
 // The runtime: one composition root, one session handle.
 export {
   DEFAULT_CLOSE_TIMEOUT_MS,
@@ -15,8 +20,8 @@ export {
   openMemory,
 } from './facade/open-memory.js';
 export { type Injection, renderInjection } from './inject/render.js';
-// Building blocks: models, one recall, its rendered bytes, the memory tool on a runtime.
 export { createAnthropicModel } from './llm/anthropic-model.js';
+export { runForkedAgent } from './llm/forked-agent.js';
 export { createOpenAIModel } from './llm/openai-model.js';
 export { type ModelResolution, resolveModel } from './llm/resolve-model.js';
 // Host types: the conversation as engram reads it, and the model it may call.

@@ -208,17 +208,22 @@ export function openEngramSession(
       const timeoutMs = closeOptions.timeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS;
       const deadline = Date.now() + timeoutMs;
       const left = () => Math.max(0, deadline - Date.now());
-      // Work started by work (after turn → extraction) lands in the set later: loop until quiet.
-      while (background.size > 0 && left() > 0) {
-        await Promise.race([
-          Promise.all([...background]),
-          new Promise((r) => setTimeout(r, left()).unref()),
-        ]);
-      }
+      // Work started by work (after turn → extraction → its cursor) lands in the set later:
+      // wait until it is quiet, drain the extractor, then wait for what the drain started.
+      const quiet = async () => {
+        while (background.size > 0 && left() > 0) {
+          await Promise.race([
+            Promise.all([...background]),
+            new Promise((r) => setTimeout(r, left()).unref()),
+          ]);
+        }
+      };
+      await quiet();
       if (extractor) {
         const ex = await extractor;
         if (!(await ex.drain(left()))) ex.abort();
       }
+      await quiet();
       if (notesMemo) await (await notesMemo).drain(left());
     },
     async recall(request) {
