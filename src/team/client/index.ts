@@ -48,9 +48,6 @@ export {
 } from './team-files.js';
 
 export {
-  type PullReport,
-  type PushReport,
-  type SkippedKey,
   TeamSync,
   type TeamSyncOptions,
 } from './team-sync.js';
