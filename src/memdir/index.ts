@@ -36,14 +36,7 @@ export {
 export { headerFromHead } from './header.js';
 export { type ImportResult, importedIndexLine, importMemoryDir } from './import-memories.js';
 
-export {
-  countByIndexParser,
-  countByLinkScan,
-  crossCheckIndex,
-  type IndexCount,
-  type IndexCrossCheck,
-  markdownLinkTargets,
-} from './index-crosscheck.js';
+export { crossCheckIndex, type IndexCount, type IndexCrossCheck } from './index-crosscheck.js';
 
 export {
   DEFAULT_INDEX_LIMITS,
