@@ -48,6 +48,8 @@ export interface RecallShape {
   staleAfterDays: number;
   /** The memory files injected, in order (the doctor finds never-recalled memories from these). */
   files: string[];
+  /** The layer each injected memory came from ('project', 'user', …), parallel to `files`. */
+  layers?: string[];
   /** Injected memories whose claim verification was ready at selection time. */
   verifiedSelected: number;
   /** Injected memories with at least one claim the project contradicts. */

@@ -248,6 +248,7 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
   shape.droppedByBudget = built.droppedByBudget.length;
   shape.staleSelected = selected.filter((m) => m.stale).length;
   shape.files = selected.map((m) => m.file);
+  shape.layers = selected.map((m) => m.layer);
   shape.verifiedSelected = selected.filter((m) => m.claims !== null).length;
   shape.contradictedSelected = selected.filter((m) => m.contradicted).length;
   shape.claimStaleHitRatio = selected.length ? shape.contradictedSelected / selected.length : null;

@@ -19,6 +19,8 @@ export interface RecallStats {
   selectionCounts: number[];
   meanSelected: number;
   selectedTotal: number;
+  /** Injected memories by the layer they came from (logs before layers count as 'project'). */
+  injectedByLayer: Record<string, number>;
   staleSelected: number;
   /** Stale selected / selected; null when nothing was selected. The age-based ratio. */
   staleHitRatio: number | null;
@@ -101,7 +103,12 @@ export function summarizeRecallMetrics(shapes: readonly RecallShape[]): RecallSt
   let contradictedSelected = 0;
   let verifiedSelected = 0;
   let injectedTotal = 0;
+  const injectedByLayer: Record<string, number> = {};
   for (const s of ranShapes) {
+    (s.files ?? []).forEach((_, i) => {
+      const layer = s.layers?.[i] ?? 'project';
+      injectedByLayer[layer] = (injectedByLayer[layer] ?? 0) + 1;
+    });
     contradictedSelected += s.contradictedSelected ?? 0;
     verifiedSelected += s.verifiedSelected ?? 0;
     injectedTotal += injectedOf(s);
@@ -118,6 +125,7 @@ export function summarizeRecallMetrics(shapes: readonly RecallShape[]): RecallSt
     selectionCounts,
     meanSelected: ranShapes.length ? selectedTotal / ranShapes.length : 0,
     selectedTotal,
+    injectedByLayer,
     staleSelected,
     staleHitRatio: selectedTotal ? staleSelected / selectedTotal : null,
     injectedTotal,

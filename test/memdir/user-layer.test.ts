@@ -53,12 +53,15 @@ describe('the user memory layer', () => {
     );
     expect(JSON.parse(project.stdout).layer).toBe('project');
 
+    const log = join(home, 'recall-b.jsonl');
     const inB = await run(
       repoB,
       'recall',
       'which language should answers be written in',
       '--model',
       'offline',
+      '--log',
+      log,
     );
     expect(inB.code, inB.stderr).toBe(0);
     const selected = JSON.parse(inB.stdout).selected as Array<{ file: string; layer: string }>;
@@ -77,6 +80,8 @@ describe('the user memory layer', () => {
       (m) => m.file,
     );
     expect(inAFiles).toContain('chinese-docs.md');
+    const stats = JSON.parse((await run(repoB, 'stats', '--log', log)).stdout);
+    expect(stats.injectedByLayer).toEqual({ user: 1 });
     const listB = JSON.parse((await run(repoB, 'list')).stdout);
     expect(listB.memories.map((m: { file: string; layer: string }) => [m.file, m.layer])).toEqual([
       ['answer-in-chinese.md', 'user'],

@@ -107,6 +107,10 @@ function printStats(io: CliIo, path: string, stats: RecallStats, badLines: numbe
     io.stdout(`  ${count}: ${String(n).padStart(5)}  ${'#'.repeat(Math.round(share * 40))}\n`);
   });
   io.stdout(`mean selected: ${stats.meanSelected.toFixed(2)}\n`);
+  const byLayer = Object.entries(stats.injectedByLayer);
+  if (byLayer.length > 0) {
+    io.stdout(`injected by layer: ${byLayer.map(([l, n]) => `${l} ${n}`).join(', ')}\n`);
+  }
   io.stdout(
     `stale-hit ratio: ${pct(stats.staleHitRatio)} (${stats.staleSelected} of ${stats.selectedTotal})\n`,
   );
