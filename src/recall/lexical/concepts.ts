@@ -102,9 +102,9 @@ shopping: purchase buy
 gathering: festival concert parade fair meetup ceremony @celebration
 feeling: emotion emotional mood
 learn: study lesson workshop
-writer: writing author poem poetry journal blog
+writer: author poem poetry journal blog
 event: party festival concert parade fair meetup celebration ceremony gathering
-place: location spot venue
+place: location venue
 `;
 
 /**
