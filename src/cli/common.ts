@@ -6,11 +6,10 @@ import {
   loadSettings,
   type MemoryLayer,
   mergedSettings,
-  projectRoot,
   resolveMemoryChain,
 } from '../config/index.js';
 import { type ModelResolution, resolveModel } from '../llm/resolve-model.js';
-import { type MemoryDirResolution, resolveMemoryDir } from '../memdir/index.js';
+import type { MemoryDirResolution } from '../memdir/index.js';
 import { createEngram } from '../runtime/create-engram.js';
 import type { Engram } from '../runtime/types.js';
 import { EngramError } from '../util/errors.js';
@@ -51,26 +50,7 @@ export function environmentFor(io: CliIo, options: CommonOptions): CliIo {
  * the trusted-settings resolution applies and its warnings are printed once, to stderr.
  */
 export function memoryDirFor(io: CliIo, options: CommonOptions): MemoryDirResolution {
-  const env = environmentFor(io, options);
-  if (options.dir !== undefined) {
-    if (options.dir.trim() === '' || options.dir.includes('\0')) {
-      throw new EngramError('invalid_path', '--dir needs a directory path');
-    }
-    return {
-      path: resolve(env.cwd, options.dir),
-      source: 'flag',
-      origin: '--dir',
-      writeWithoutPrompt: true,
-      projectRoot: projectRoot(env),
-      warnings: [],
-    };
-  }
-  const resolution = resolveMemoryDir(
-    env,
-    options.memoryDir !== undefined ? { flag: options.memoryDir } : {},
-  );
-  for (const w of resolution.warnings) io.stderr(`engram: warning: ${w}\n`);
-  return resolution;
+  return runtimeFor(io, options).memoryDirResolution;
 }
 
 /**
@@ -126,6 +106,9 @@ export function runtimeFor(
   wants: { model?: boolean } = {},
 ): Engram {
   const env = environmentFor(io, options);
+  if (options.dir !== undefined && (options.dir.trim() === '' || options.dir.includes('\0'))) {
+    throw new EngramError('invalid_path', '--dir needs a directory path');
+  }
   const engram = createEngram({
     cwd: env.cwd,
     env: io.env,
