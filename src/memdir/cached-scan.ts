@@ -29,6 +29,7 @@ import {
   type FileIdentity,
   isJsonSafe,
   isTrusted,
+  pathPrefix,
   sameIdentity,
   updateEntry,
 } from './header-cache.js';
@@ -70,6 +71,7 @@ export async function scanMemoriesCached(
   const seen = new Set<string>();
   let read = 0;
   let complete = true;
+  const prefix = pathPrefix(dir);
   let sliceStart = performance.now();
   for (let i = 0; i < files.length; i++) {
     if ((i & 31) === 0 && performance.now() - sliceStart > SLICE_MS) {
@@ -82,8 +84,7 @@ export async function scanMemoriesCached(
     }
     const file = files[i]!;
     seen.add(file);
-    const path = join(dir, file);
-    const info = statSync(path, { throwIfNoEntry: false });
+    const info = statSync(prefix + file, { throwIfNoEntry: false });
     if (info === undefined || !info.isFile()) continue; // removed (or replaced) while we looked
     const cached = cache.entries.get(file);
     if (cached?.trusted && sameIdentity(cached.id, identityOf(info))) {

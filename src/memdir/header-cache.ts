@@ -143,8 +143,9 @@ function readCacheFile(dir: string): DirectoryCache | undefined {
   if (typeof data !== 'object' || data === null || data.format !== HEADER_CACHE_FORMAT) return;
   if (data.dir !== dir || typeof data.entries !== 'object' || data.entries === null) return;
   const entries = new Map<string, CacheEntry>();
+  const prefix = pathPrefix(dir);
   for (const [file, raw] of Object.entries(data.entries)) {
-    const entry = entryFromJson(dir, file, raw);
+    const entry = entryFromJson(prefix, file, raw);
     if (entry) entries.set(file, entry);
   }
   const artifacts = new Map(Object.entries(data.artifacts ?? {}));
@@ -152,7 +153,15 @@ function readCacheFile(dir: string): DirectoryCache | undefined {
   return { dir, entries, generation, artifacts, dirty: false, removed: new Set() };
 }
 
-function entryFromJson(dir: string, file: string, raw: unknown): CacheEntry | undefined {
+/**
+ * `join(dir, file)` is `prefix + file` for the clean relative paths a scan lists; computed once,
+ * because normalizing thousands of paths showed up in a one-shot hook's profile.
+ */
+export function pathPrefix(dir: string): string {
+  return join(dir, 'x').slice(0, -1);
+}
+
+function entryFromJson(prefix: string, file: string, raw: unknown): CacheEntry | undefined {
   if (!Array.isArray(raw) || raw.length !== 7) return undefined;
   const [size, mtimeMs, ctimeMs, ino, trusted, header, derived] =
     raw as CacheFile['entries'][string];
@@ -162,7 +171,7 @@ function entryFromJson(dir: string, file: string, raw: unknown): CacheEntry | un
   return {
     id: { size, mtimeMs, ctimeMs, ino },
     trusted: trusted === true,
-    header: { ...header, path: join(dir, file), mtimeMs },
+    header: { ...header, path: prefix + file, mtimeMs },
     derived:
       typeof derived === 'object' && derived !== null ? (derived as Record<string, unknown>) : {},
   };
