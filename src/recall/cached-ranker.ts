@@ -8,14 +8,18 @@ import type { DirectoryCache } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
 import { SLICE_MS, yieldToLoop } from '../util/yield-to-loop.js';
 import {
+  analyzeForRanking,
   analyzeForStorage,
   buildOfflineRanker,
   type OfflineRanker,
+  type OfflineRankerSnapshot,
   RANKER_ANALYSIS_VERSION,
   RANKER_TUNING,
   type RankerDocument,
   rankerDocumentFrom,
+  restoreOfflineRanker,
   type StoredRankerDocument,
+  snapshotOfflineRanker,
 } from './offline-ranker.js';
 
 let analysisKey: string | undefined;
@@ -106,6 +110,19 @@ async function buildRanker(
     return rankerDocumentFrom(stored);
   };
   const generation = cache.generation;
+  // A one-shot process: the index saved with this very generation of the directory, if any.
+  const saved = options.scanComplete ? cache.artifacts.get(`index-${key}`) : undefined;
+  if (saved?.generation === generation) {
+    const restored = restoreOfflineRanker(
+      saved.value as OfflineRankerSnapshot,
+      memories,
+      (m) => analysis(m) ?? analyzeForRanking(m),
+    );
+    if (restored) {
+      live.set(cache, { generation, ranker: restored });
+      return { ranker: restored, complete: true };
+    }
+  }
   const steps = buildOfflineRanker(memories, analysis);
   let sliceStart = performance.now();
   let ranker: OfflineRanker;
@@ -121,6 +138,16 @@ async function buildRanker(
     }
   }
   // Another recall may have changed the cache while this one paused: keep only a current index.
-  if (complete && cache.generation === generation) live.set(cache, { generation, ranker });
+  if (complete && cache.generation === generation) {
+    live.set(cache, { generation, ranker });
+    const snapshot = snapshotOfflineRanker(ranker);
+    if (snapshot) {
+      for (const [name, artifact] of cache.artifacts) {
+        if (artifact.generation !== generation) cache.artifacts.delete(name);
+      }
+      cache.artifacts.set(`index-${key}`, { generation, value: snapshot });
+      cache.dirty = true;
+    }
+  }
   return { ranker, complete };
 }

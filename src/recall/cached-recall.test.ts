@@ -1,9 +1,19 @@
-import { mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clearHeaderCaches, TIMESTAMP_GRANULARITY_MS } from '../memdir/header-cache.js';
+import {
+  clearHeaderCaches,
+  HEADER_CACHE_FILE,
+  TIMESTAMP_GRANULARITY_MS,
+} from '../memdir/header-cache.js';
+import {
+  analyzeForRanking,
+  createOfflineRanker,
+  restoreOfflineRanker,
+  snapshotOfflineRanker,
+} from './offline-ranker.js';
 import { recall } from './recall.js';
 
 const NOW = Date.parse('2026-11-29T12:00:00Z');
@@ -70,6 +80,39 @@ describe('recall through the header cache', () => {
       }
     }
     expect((await uncached(dir, QUERIES[0]!)).length).toBeGreaterThan(0);
+    // The next-process turns above ranked with the index saved in the cache file.
+    const saved = JSON.parse(readFileSync(join(dir, HEADER_CACHE_FILE), 'utf8'));
+    expect(Object.keys(saved.artifacts).some((k) => k.startsWith('index-'))).toBe(true);
+  });
+
+  it('ranks with a saved index exactly as with the index it was saved from', () => {
+    const memories = TOPICS.flatMap((topic, t) =>
+      Array.from({ length: 40 }, (_, i) => ({
+        file: `t${t}-${i}.md`,
+        type: (['user', 'feedback', 'project', 'reference'] as const)[i % 4]!,
+        name: `${topic} ${i}`,
+        description: `${topic} detail ${i % 7} café 用pnpm安装`,
+        mtimeMs: NOW - i * DAY,
+      })),
+    );
+    const built = createOfflineRanker(memories);
+    const snapshot = JSON.parse(JSON.stringify(snapshotOfflineRanker(built)));
+    const restored = restoreOfflineRanker(snapshot, memories, analyzeForRanking);
+    expect(restored).toBeDefined();
+    for (const query of [...QUERIES, 'pnpm 安装', 'cafe detail 3']) {
+      for (const options of [{ nowMs: NOW }, { nowMs: NOW, limit: 500, requireOverlap: false }]) {
+        expect(restored!.rank(query, options)).toEqual(built.rank(query, options));
+      }
+    }
+    // Over other memories than it was saved from, a snapshot is refused, never misused.
+    expect(restoreOfflineRanker(snapshot, memories.slice(1), analyzeForRanking)).toBeUndefined();
+    expect(
+      restoreOfflineRanker(
+        { ...snapshot, word: { ...snapshot.word, docs: 'AAAA' } },
+        memories,
+        analyzeForRanking,
+      ),
+    ).toBeUndefined();
   });
 
   it('sees an edited memory at the next turn, with the same bytes as without a cache', async () => {

@@ -17,8 +17,11 @@ import type { MemoryTypeOrUnknown } from '../memdir/types.js';
 import { type DecayConstants, decayWeight } from './decay.js';
 import {
   type Bm25Index,
+  type Bm25Snapshot,
   createBm25Builder,
+  restoreBm25,
   singletonIdf,
+  snapshotBm25,
   type WeightedTerms,
 } from './lexical/bm25-index.js';
 import { charGrams } from './lexical/char-grams.js';
@@ -239,12 +242,55 @@ export function* buildOfflineRanker<M extends RankableMemory>(
     gramBuilder.add(doc.grams);
     yield;
   }
-  const wordIndex = wordBuilder.finish();
-  const gramIndex = gramBuilder.finish();
+  return rankerOver(sorted, wordBuilder.finish(), gramBuilder.finish());
+}
+
+/** A built ranker as plain data: its memories' files in index order and both indexes. */
+export interface OfflineRankerSnapshot {
+  files: string[];
+  word: Bm25Snapshot;
+  gram: Bm25Snapshot;
+}
+
+const snapshotters = new WeakMap<OfflineRanker, () => OfflineRankerSnapshot | undefined>();
+
+/** The ranker as data a cache can keep (undefined if it cannot be kept). */
+export function snapshotOfflineRanker(ranker: OfflineRanker): OfflineRankerSnapshot | undefined {
+  return snapshotters.get(ranker)?.();
+}
+
+/**
+ * The ranker a snapshot holds, over these memories (the same set it was built from; undefined
+ * otherwise). It ranks exactly as the ranker that was saved. `documentOf` gives a memory's
+ * analysis, needed only for the few documents query feedback looks into.
+ */
+export function restoreOfflineRanker<M extends RankableMemory>(
+  snapshot: OfflineRankerSnapshot,
+  memories: readonly M[],
+  documentOf: (memory: M) => RankerDocument,
+): OfflineRanker | undefined {
+  if (!Array.isArray(snapshot?.files) || snapshot.files.length !== memories.length) return;
+  const byName = new Map(memories.map((m) => [m.file, m]));
+  const sorted: M[] = [];
+  for (const file of snapshot.files) {
+    const memory = byName.get(file);
+    if (memory === undefined) return undefined;
+    sorted.push(memory);
+  }
+  const word = restoreBm25(snapshot.word, (d) => documentOf(sorted[d]!).words);
+  const gram = restoreBm25(snapshot.gram, (d) => documentOf(sorted[d]!).grams);
+  if (!word || !gram || word.size !== sorted.length || gram.size !== sorted.length) return;
+  return rankerOver(sorted, word, gram);
+}
+
+function rankerOver(
+  sorted: readonly RankableMemory[],
+  wordIndex: Bm25Index,
+  gramIndex: Bm25Index,
+): OfflineRanker {
   const unit = singletonIdf(sorted.length);
   const n = sorted.length;
-
-  return {
+  const ranker: OfflineRanker = {
     rank(query, options) {
       const limit = options.limit ?? MAX_RECALLED;
       const requireOverlap = options.requireOverlap ?? true;
@@ -303,6 +349,12 @@ export function* buildOfflineRanker<M extends RankableMemory>(
       return (requireOverlap ? selectRelevant(ranked, cutoff) : ranked).slice(0, limit);
     },
   };
+  snapshotters.set(ranker, () => {
+    const word = snapshotBm25(wordIndex);
+    const gram = snapshotBm25(gramIndex);
+    return word && gram ? { files: sorted.map((m) => m.file), word, gram } : undefined;
+  });
+  return ranker;
 }
 
 function queryGroups(
