@@ -57,12 +57,12 @@ describe('the header cache file across processes', () => {
   });
 
   it('recalls from a directory larger than the open-file limit (no EMFILE)', () => {
-    const dir = memoryDir(400);
+    const dir = memoryDir(600);
     const result = spawnSync(
       'bash',
       [
         '-c',
-        `ulimit -n 64 && exec "${process.execPath}" "${join(DIST, 'cli/main.js')}" recall --dir "${dir}" --model offline --no-log --json "what do we know about deploys"`,
+        `ulimit -n 200 && exec "${process.execPath}" "${join(DIST, 'cli/main.js')}" recall --dir "${dir}" --model offline --no-log --json "what do we know about deploys"`,
       ],
       { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: dir } },
     );

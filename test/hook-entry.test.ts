@@ -122,6 +122,7 @@ describe('the lean hook entry', () => {
         else queue.push(i.path);
       }
     }
-    expect([...external].filter((p) => !p.startsWith('node:'))).toEqual([]);
+    // The stemmer is the one package the hot path itself uses (every query is tokenized).
+    expect([...external].filter((p) => !p.startsWith('node:') && p !== 'stemmer')).toEqual([]);
   });
 });

@@ -6,8 +6,22 @@
  * directory (`./a.md`, `sub/../a.md` and `a%20b.md` name files as they are on disk); links out of it,
  * external URLs and links inside code are not pointers. Pure.
  */
+
+import { createRequire } from 'node:module';
 import { posix } from 'node:path';
-import { marked, type Token } from 'marked';
+import type { Token } from 'marked';
+
+let markedModule: typeof import('marked') | undefined;
+/**
+ * marked, loaded on first use: this module sits under loadIndex, which every hook process imports,
+ * and only the audit's cross-check needs a markdown parser. Synchronous, through require (Node
+ * 20.19 and later load ES modules that way), so the audit stays a pure, synchronous function.
+ */
+function loadMarked(): typeof import('marked') {
+  markedModule ??= createRequire(import.meta.url)('marked') as typeof import('marked');
+  return markedModule;
+}
+
 import { INDEX_FILE } from './constants.js';
 
 export interface IndexEntry {
@@ -131,6 +145,6 @@ export function indexTargetsByMarkdown(text: string): Set<string> {
       for (const row of t.rows ?? []) for (const cell of row) visit(cell.tokens);
     }
   };
-  visit(marked.lexer(text, { gfm: true }));
+  visit(loadMarked().marked.lexer(text, { gfm: true }));
   return found;
 }

@@ -242,7 +242,7 @@ export function* buildOfflineRanker<M extends RankableMemory>(
     gramBuilder.add(doc.grams);
     yield;
   }
-  return rankerOver(sorted, wordBuilder.finish(), gramBuilder.finish());
+  return rankerOver(sorted, wordBuilder.finish(), gramBuilder.finish(), rankerOptions);
 }
 
 /** A built ranker as plain data: its memories' files in index order and both indexes. */
@@ -268,6 +268,7 @@ export function restoreOfflineRanker<M extends RankableMemory>(
   snapshot: OfflineRankerSnapshot,
   memories: readonly M[],
   documentOf: (memory: M) => RankerDocument,
+  rankerOptions: OfflineRankerOptions = {},
 ): OfflineRanker | undefined {
   if (!Array.isArray(snapshot?.files) || snapshot.files.length !== memories.length) return;
   const byName = new Map(memories.map((m) => [m.file, m]));
@@ -280,13 +281,14 @@ export function restoreOfflineRanker<M extends RankableMemory>(
   const word = restoreBm25(snapshot.word, (d) => documentOf(sorted[d]!).words);
   const gram = restoreBm25(snapshot.gram, (d) => documentOf(sorted[d]!).grams);
   if (!word || !gram || word.size !== sorted.length || gram.size !== sorted.length) return;
-  return rankerOver(sorted, word, gram);
+  return rankerOver(sorted, word, gram, rankerOptions);
 }
 
 function rankerOver(
   sorted: readonly RankableMemory[],
   wordIndex: Bm25Index,
   gramIndex: Bm25Index,
+  rankerOptions: OfflineRankerOptions,
 ): OfflineRanker {
   const unit = singletonIdf(sorted.length);
   const n = sorted.length;
