@@ -274,7 +274,8 @@ function describeSelected(
   return {
     file: memory.file,
     path: memory.path,
-    layer: header.layer ?? 'project',
+    // Files under `team/` of the closest directory are the synced team layer (src/team).
+    layer: header.layer ?? (header.file.startsWith('team/') ? 'team' : 'project'),
     type: header.type,
     description: header.description ?? null,
     header: memory.header,

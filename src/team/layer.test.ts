@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openMemory } from '../facade/open-memory.js';
 import { sessionStartHook } from '../hooks/events.js';
 import { auditMemoryDir, saveMemory, scanMemories } from '../memdir/index.js';
+import { recall } from '../recall/index.js';
 import { isTeamMemoryFile, teamDirOf } from './client/team-files.js';
 import { startLocalTeamServer } from './local-team-server.js';
 import { TEAM_INDEX_HEADING } from './prompts.js';
@@ -35,6 +36,17 @@ describe('the team layer in the memory directory', () => {
     const files = (await scanMemories(memoryDir)).memories.map((m) => m.file).sort();
     expect(files).toEqual(['tabs.md', 'team/release-train.md']);
     expect(files.filter(isTeamMemoryFile)).toEqual(['team/release-train.md']);
+  });
+
+  it('is recalled with the personal memories and reported as the team layer', async () => {
+    const result = await recall({
+      dir: memoryDir,
+      query: 'can we deploy on fridays?',
+      now: Date.now(),
+    });
+    const hit = result.selected.find((m) => m.file === 'team/release-train.md');
+    expect(hit?.layer).toBe('team');
+    expect(result.shape.layers).toContain('team');
   });
 
   it('is indexed by its own MEMORY.md, so the audit does not call its files orphans', async () => {
