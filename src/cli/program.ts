@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { EngramError } from '../util/errors.js';
 import { ENGRAM_VERSION } from '../util/version.js';
+import { registerAgentCommands } from './commands/agent.js';
 import { registerDemoCommands } from './commands/demo.js';
 import { registerDoctorCommands } from './commands/doctor.js';
 import { registerDreamCommands } from './commands/dream.js';
@@ -51,6 +52,7 @@ export function buildProgram(io: CliIo): Command {
   });
   // Each layer registers its own commands here, one line each.
   registerMemoryCommands(program, io);
+  registerAgentCommands(program, io);
   registerDemoCommands(program, io);
   registerExtractCommands(program, io);
   registerInstructionsCommands(program, io);

@@ -4,6 +4,18 @@
  * hooks, session and the CLI all read it; it reads nothing of theirs.
  */
 export {
+  AGENT_SCOPES,
+  type AgentMemoryRoots,
+  type AgentScope,
+  agentLayerName,
+  agentMemoryChain,
+  agentMemoryDirs,
+  agentNameProblem,
+  agentSnapshotDir,
+  mentionedAgents,
+  validateAgentName,
+} from './agent-memory.js';
+export {
   checkoutRoot,
   defaultEnvironment,
   type EngramEnvironment,

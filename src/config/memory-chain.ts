@@ -16,6 +16,8 @@ export interface MemoryLayer {
   dir: string;
   /** Whether a host may let its agent write here without asking (the settings trust rule). */
   trusted: boolean;
+  /** An agent layer's directory among the agent's three: `local`, `project` or `user`. */
+  scope?: 'local' | 'project' | 'user';
 }
 
 /** Where user-wide memories live: `$ENGRAM_HOME/user/memory`. */

@@ -4,6 +4,7 @@
  * Code's limits.
  */
 import { join } from 'node:path';
+import { agentNameProblem } from '../config/agent-memory.js';
 import { createClaimVerifier } from '../drift/verifier.js';
 import { INDEX_FILE } from '../memdir/index.js';
 import { pullTeamAtSessionStart } from '../team/layer.js';
@@ -68,6 +69,11 @@ export async function userPromptSubmitHook(
   options: PromptHookOptions = {},
 ): Promise<HookOutput> {
   if (input.prompt === undefined) return {};
+  // A sub-agent's memory is its own; a type that cannot name a folder gets none, never the main one.
+  if (input.agentType !== undefined && agentNameProblem(input.agentType) !== undefined) {
+    ctx.log?.(`agent type ${JSON.stringify(input.agentType)} cannot name a memory folder`);
+    return {};
+  }
   const budgetMs = options.budgetMs ?? DEFAULT_RECALL_BUDGET_MS;
   const engram = runtimeOf(ctx);
   // The hook is on the turn's path: verdicts come from the persisted cache only, never a check,
@@ -89,6 +95,7 @@ export async function userPromptSubmitHook(
   verifier?.prepare();
   const session = engram.openSession({
     ...(input.sessionId !== undefined ? { sessionId: input.sessionId } : {}),
+    ...(input.agentType !== undefined ? { agent: input.agentType } : {}),
     recallLimits: { maxBytes: HOOK_MEMORY_MAX_BYTES },
   });
   try {

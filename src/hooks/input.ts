@@ -30,6 +30,8 @@ export interface HookInput {
   stopHookActive?: boolean;
   /** Stop: the final reply, which may be newer than the transcript on disk. */
   lastAssistantMessage?: string;
+  /** Inside a sub-agent (or `claude --agent`): the agent's type, whose memory is its own. */
+  agentType?: string;
   raw: Record<string, unknown>;
 }
 
@@ -62,6 +64,7 @@ export function parseHookInput(text: string): HookInput {
     ['source', 'source'],
     ['trigger', 'trigger'],
     ['lastAssistantMessage', 'last_assistant_message'],
+    ['agentType', 'agent_type'],
   ];
   for (const [key, name] of fields) {
     const v = str(raw[name]);

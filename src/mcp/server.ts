@@ -105,6 +105,9 @@ async function asResult(
   }
 }
 
+/** An agent name: one path segment, checked again where it becomes a folder. */
+const AGENT_ARG = z.string().min(1).optional();
+
 /**
  * An MCP server over one memory directory: six tools (recall, save, list, read, revoke, audit)
  * and resources for the index and each memory file. Connect it to any transport.
@@ -144,6 +147,9 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
           .array(z.string())
           .optional()
           .describe('Memory files already shown in this conversation; they are not returned again'),
+        agent: AGENT_ARG.describe(
+          "Recall from this agent's own memory only (a sub-agent's); omit for the main memory",
+        ),
       },
       annotations: { readOnlyHint: true },
     },
@@ -167,11 +173,12 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
           .optional()
           .describe('File name ending in .md; derived from the name when omitted'),
         scope: z
-          .enum(['project', 'user'])
+          .enum(['project', 'user', 'local'])
           .optional()
           .describe(
-            'project (default): this repository; user: a fact about the person that holds in every project',
+            'project (default): this repository; user: a fact about the person that holds in every project; with agent: local (default), project or user',
           ),
+        agent: AGENT_ARG.describe("Save into this agent's own memory instead of the main memory"),
       },
     },
     (args) => asResult(() => saveTool(ctx, args), deadlineMs),
@@ -180,7 +187,10 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
     'memory_list',
     {
       description: TOOL_DESCRIPTIONS.memory_list,
-      inputSchema: { include_revoked: z.boolean().optional() },
+      inputSchema: {
+        include_revoked: z.boolean().optional(),
+        agent: AGENT_ARG.describe("List this agent's own memories instead of the main memory"),
+      },
       annotations: { readOnlyHint: true },
     },
     (args) => asResult(() => listTool(ctx, args), deadlineMs),

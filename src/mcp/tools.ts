@@ -49,7 +49,7 @@ export interface ToolText {
 
 export async function recallTool(
   ctx: MemoryToolsContext,
-  args: { query: string; already_surfaced?: string[] },
+  args: { query: string; already_surfaced?: string[]; agent?: string },
 ): Promise<ToolText> {
   const verifier = ctx.projectDir
     ? createClaimVerifier({
@@ -58,18 +58,12 @@ export async function recallTool(
         budgetMs: MCP_VERIFY_BUDGET_MS,
       })
     : undefined;
-  const engram =
-    ctx.engram ??
-    createEngram({
-      memoryDir: ctx.dir,
-      ...(ctx.model ? { model: ctx.model } : {}),
-      ...(ctx.clock ? { clock: ctx.clock } : {}),
-    });
-  const result = await engram
+  const result = await runtimeOf(ctx)
     .recall({
       query: args.query,
       alreadySurfaced: args.already_surfaced ?? [],
       ...(verifier ? { verifier } : {}),
+      ...(args.agent !== undefined ? { agent: args.agent } : {}),
     })
     .finally(() => verifier?.dispose());
   const text = result.text === '' ? NOTHING_RECALLED : result.text;
@@ -103,12 +97,45 @@ export interface SaveArgs {
   description: string;
   body: string;
   file?: string;
-  /** `project` (default) or `user`: a fact about the person that holds in every project. */
-  scope?: 'project' | 'user';
+  /**
+   * `project` (default) or `user`: a fact about the person that holds in every project. With
+   * `agent`: `local` (default), `project` or `user`, the agent's own directories.
+   */
+  scope?: 'project' | 'user' | 'local';
+  /** Save into this agent's memory instead of the main chain. */
+  agent?: string;
 }
 
-/** The directory a save goes to: the project's, or the user layer of the runtime's chain. */
-function saveDir(ctx: MemoryToolsContext, scope: 'project' | 'user' | undefined): string {
+/** The runtime of a tool call: the server's, or one over the context's directory. */
+function runtimeOf(ctx: MemoryToolsContext): Engram {
+  return (
+    ctx.engram ??
+    createEngram({
+      memoryDir: ctx.dir,
+      ...(ctx.model ? { model: ctx.model } : {}),
+      ...(ctx.clock ? { clock: ctx.clock } : {}),
+    })
+  );
+}
+
+/** The directory a save goes to: the project's, the user layer of the runtime's chain, or an agent's. */
+async function saveDir(ctx: MemoryToolsContext, args: SaveArgs): Promise<string> {
+  const { scope, agent } = args;
+  if (agent !== undefined) {
+    if (scope !== undefined && scope !== 'local' && scope !== 'project' && scope !== 'user') {
+      throw new EngramError(
+        'invalid_input',
+        'Not saved. An agent scope is local, project or user.',
+      );
+    }
+    return runtimeOf(ctx).agentDir(agent, scope ?? 'local');
+  }
+  if (scope === 'local') {
+    throw new EngramError(
+      'invalid_input',
+      'Not saved. The local scope is for agent memory (pass agent).',
+    );
+  }
   if (scope !== 'user') return ctx.dir;
   const user = ctx.engram?.memoryChain.find((l) => l.layer === 'user');
   if (!user)
@@ -129,8 +156,8 @@ export async function saveTool(ctx: MemoryToolsContext, args: SaveArgs): Promise
   if (refusals.length > 0) {
     throw new EngramError('invalid_input', `Not saved. ${refusals.join(' ')}`);
   }
-  const { scope, ...input } = args;
-  const dir = saveDir(ctx, scope);
+  const { scope, agent, ...input } = args;
+  const dir = await saveDir(ctx, args);
   const file = input.file ?? memoryFileName(input.name);
   const existing = await readMemory(dir, file).catch((error: unknown) => {
     if (isEngramError(error, 'not_found')) return undefined;
@@ -144,7 +171,12 @@ export async function saveTool(ctx: MemoryToolsContext, args: SaveArgs): Promise
   }
   const saved = await saveMemory(dir, { ...input, file });
   const warnings = saved.warnings.length > 0 ? `\nWarnings: ${saved.warnings.join(' ')}` : '';
-  const where = scope === 'user' ? ` in the user layer (${dir}, recalled in every project)` : '';
+  const where =
+    agent !== undefined
+      ? ` in the memory of agent ${agent} (${scope ?? 'local'} scope, ${dir})`
+      : scope === 'user'
+        ? ` in the user layer (${dir}, recalled in every project)`
+        : '';
   return {
     text: `${saved.created ? 'Saved' : 'Updated'} ${saved.file}${where} and its index line:\n${saved.indexLine}${warnings}`,
   };
@@ -152,8 +184,10 @@ export async function saveTool(ctx: MemoryToolsContext, args: SaveArgs): Promise
 
 export async function listTool(
   ctx: MemoryToolsContext,
-  args: { include_revoked?: boolean },
+  args: { include_revoked?: boolean; agent?: string },
 ): Promise<ToolText> {
+  if (args.agent !== undefined)
+    return listAgentTool(ctx, args.agent, args.include_revoked === true);
   const scan = await scanMemories(ctx.dir, { cap: Number.POSITIVE_INFINITY });
   const shown = args.include_revoked
     ? scan.memories
@@ -214,4 +248,24 @@ export async function auditTool(ctx: MemoryToolsContext): Promise<ToolText> {
   return {
     text: `${count(report.problems.length, 'problem', 'problems')} found (${head}):\n${lines.join('\n')}`,
   };
+}
+
+/** An agent's memories only, each marked with the scope it lives in. */
+async function listAgentTool(
+  ctx: MemoryToolsContext,
+  agent: string,
+  includeRevoked: boolean,
+): Promise<ToolText> {
+  const engram = runtimeOf(ctx);
+  await engram.prepareAgent(agent);
+  const lines: string[] = [];
+  for (const layer of engram.agentChain(agent)) {
+    const scan = await scanMemories(layer.dir, { cap: Number.POSITIVE_INFINITY });
+    for (const m of scan.memories) {
+      if (includeRevoked || m.status === 'active')
+        lines.push(`${formatManifestLine(m)} [${layer.layer}]`);
+    }
+  }
+  const counts = `${lines.length} ${lines.length === 1 ? 'memory' : 'memories'} of agent ${agent}`;
+  return { text: lines.length === 0 ? counts : `${counts}\n${lines.join('\n')}` };
 }

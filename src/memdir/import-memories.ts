@@ -66,7 +66,19 @@ async function topicFiles(from: string): Promise<string[]> {
   return files;
 }
 
-export async function importMemoryDir(from: string, to: string): Promise<ImportResult> {
+export interface ImportOptions {
+  /**
+   * Replace a file here whose content differs (the caller has the user's consent, as
+   * `engram agent sync-snapshot` does); files only here always stay. Default false: never overwrite.
+   */
+  overwrite?: boolean;
+}
+
+export async function importMemoryDir(
+  from: string,
+  to: string,
+  options: ImportOptions = {},
+): Promise<ImportResult> {
   const files = await topicFiles(from);
   const entries = new Map(
     parseIndexEntries((await readOptional(join(from, INDEX_FILE))) ?? '').map((e) => [e.file, e]),
@@ -82,11 +94,12 @@ export async function importMemoryDir(from: string, to: string): Promise<ImportR
     }
     const text = await readFile(join(from, file), 'utf8');
     const here = await readOptional(join(to, file));
-    if (here !== undefined) {
-      result.skipped.push({
-        file,
-        reason: here === text ? 'already imported' : 'a different memory with this name is here',
-      });
+    if (here === text) {
+      result.skipped.push({ file, reason: 'already imported' });
+      continue;
+    }
+    if (here !== undefined && options.overwrite !== true) {
+      result.skipped.push({ file, reason: 'a different memory with this name is here' });
       continue;
     }
     await writeFileAtomic(join(to, file), text, { mode: PRIVATE_FILE_MODE });

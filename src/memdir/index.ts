@@ -34,7 +34,26 @@ export {
 } from './frontmatter.js';
 
 export { headerFromHead } from './header.js';
-export { type ImportResult, importedIndexLine, importMemoryDir } from './import-memories.js';
+export {
+  type AgentPreparation,
+  agentWriteDir,
+  checkAgentSnapshot,
+  ensureLocalAgentIgnored,
+  knownAgentNames,
+  prepareAgentMemory,
+  SNAPSHOT_META_FILE,
+  SNAPSHOT_RECORD_FILE,
+  type SnapshotAction,
+  type SnapshotStatus,
+  snapshotMovedOn,
+  syncAgentSnapshot,
+} from './agent-snapshot.js';
+export {
+  type ImportOptions,
+  type ImportResult,
+  importedIndexLine,
+  importMemoryDir,
+} from './import-memories.js';
 
 export { crossCheckIndex, type IndexCount, type IndexCrossCheck } from './index-crosscheck.js';
 

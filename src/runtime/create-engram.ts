@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { homedir as osHomedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
+  agentMemoryChain,
   type EngramEnvironment,
   engramHome,
   loadSettings,
@@ -9,11 +10,19 @@ import {
   projectRoot,
   resolveMemoryChain,
   sanitizeProjectPath,
+  validateAgentName,
 } from '../config/index.js';
 import type { Dreamer } from '../dream/dreamer.js';
 import { resolveModel } from '../llm/resolve-model.js';
 import type { LanguageModel } from '../llm/types.js';
-import { type MemoryDirResolution, resolveMemoryDir, saveMemory } from '../memdir/index.js';
+import {
+  agentWriteDir,
+  knownAgentNames,
+  type MemoryDirResolution,
+  prepareAgentMemory,
+  resolveMemoryDir,
+  saveMemory,
+} from '../memdir/index.js';
 import {
   metricsPathFor,
   type RecallOptions,
@@ -84,6 +93,7 @@ export function createEngram(options: EngramOptions = {}): Engram {
     ...(options.userLayer === false ? { user: false } : {}),
   });
   const clock = options.clock ?? systemClock;
+  const agentRoots = { engramHome: engramHome(environment), projectRoot: resolution.projectRoot };
   let settingsMemo: Record<string, unknown> | undefined;
   const settings = () => {
     settingsMemo ??= mergedSettings(loadSettings(environment));
@@ -146,6 +156,11 @@ export function createEngram(options: EngramOptions = {}): Engram {
     },
     recallLog,
     sessions,
+    agentChain: (agent) => agentMemoryChain(agentRoots, agent),
+    prepareAgent: (agent) => prepareAgentMemory(agentRoots, validateAgentName(agent), clock.now()),
+    knownAgents: () => knownAgentNames(agentRoots),
+    agentDir: (agent, scope = 'local') =>
+      agentWriteDir(agentRoots, validateAgentName(agent), scope),
     openSession: (sessionOptions = {}) => openEngramSession(engram, sessionOptions, runtimeHooks),
     recall: (request) => runRecall(request),
     async saveMemory({ scope = 'project', ...input }) {
@@ -190,9 +205,11 @@ export function createEngram(options: EngramOptions = {}): Engram {
       ...(budgetMs !== undefined ? [AbortSignal.timeout(budgetMs)] : []),
     ];
     const log = logFor(request);
+    // An agent's turn sees its own memory only; any other turn the main chain only.
+    const layers = request.agent !== undefined ? engram.agentChain(request.agent) : memoryChain;
     return {
-      dir: memoryDir,
-      layers: memoryChain,
+      dir: layers[0]!.dir,
+      layers,
       query: request.query,
       clock: request.clock ?? clock,
       ...(request.messages ? { messages: request.messages } : {}),
@@ -217,7 +234,8 @@ export function createEngram(options: EngramOptions = {}): Engram {
     };
   }
 
-  function runRecall(request: RecallRequest): Promise<RecallResult> {
+  async function runRecall(request: RecallRequest): Promise<RecallResult> {
+    if (request.agent !== undefined) await engram.prepareAgent(request.agent);
     return recall(recallOptions(request));
   }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { mentionedAgents } from '../config/agent-memory.js';
 import type { Dreamer } from '../dream/index.js';
 import { createClaimVerifier } from '../drift/verifier.js';
 import type { ExtractionRun, Extractor } from '../extract/types.js';
@@ -56,6 +57,19 @@ export function openEngramSession(
     model !== undefined && flag !== false && engram.memoryEnabled;
   // Computed when first needed: the id is checked then, not when a door merely opens the session.
   const cursorPath = () => extractionCursorPath(environment, sessionId);
+
+  /**
+   * The agent a turn's recall belongs to: the session's own (a sub-agent's conversation), else the
+   * first known agent the prompt `@`-mentions. `@src/x.ts` names a file, not an agent, so only
+   * names engram has memory or a snapshot for count.
+   */
+  const agentFor = (text: string): string | undefined => {
+    if (options.agent !== undefined) return options.agent;
+    const mentioned = mentionedAgents(text);
+    if (mentioned.length === 0) return undefined;
+    const known = new Set(engram.knownAgents());
+    return mentioned.find((name) => known.has(name));
+  };
 
   // Loaded on first use, like the dreamer and the extractor: a hook process that only recalls
   // never loads the notes agent. Without a model (or with notes off) it writes no notes, and
@@ -152,9 +166,13 @@ export function openEngramSession(
     },
     beforeTurn(userText, history) {
       recall?.dispose();
+      const agent = agentFor(userText);
+      // Seeding from a snapshot is not waited for: a prefetch never holds the turn.
+      if (agent !== undefined) track('agent memory', engram.prepareAgent(agent));
       const handle = startRecall(
         internals.recallOptions({
           query: userText,
+          ...(agent !== undefined ? { agent } : {}),
           messages: history,
           ...(options.recallLimits ? { limits: options.recallLimits } : {}),
           ...(options.modelRecall === false ? { modelRecall: false } : {}),
@@ -227,10 +245,12 @@ export function openEngramSession(
       if (notesMemo) await (await notesMemo).drain(left());
     },
     async recall(request) {
+      const agent = request.agent ?? agentFor(request.query);
       const result = await engram.recall({
         ...(options.recallLimits ? { limits: options.recallLimits } : {}),
         ...(options.modelRecall === false ? { modelRecall: false } : {}),
         ...request,
+        ...(agent !== undefined ? { agent } : {}),
       });
       emit({ kind: 'recall', result });
       return result;

@@ -1,11 +1,11 @@
-import type { EngramEnvironment } from '../config/index.js';
+import type { AgentScope, EngramEnvironment } from '../config/index.js';
 import type { MemoryLayer } from '../config/memory-chain.js';
 import type { Dreamer, DreamOutcome } from '../dream/dreamer.js';
 import type { SessionLister } from '../dream/sessions.js';
 import type { ExtractionRun, SavedNotice } from '../extract/types.js';
 import type { InjectionLimits } from '../inject/constants.js';
 import type { ConversationPrefix, LanguageModel, Message } from '../llm/types.js';
-import type { MemoryDirResolution } from '../memdir/index.js';
+import type { AgentPreparation, MemoryDirResolution } from '../memdir/index.js';
 import type { MemoryInput, SaveResult } from '../memdir/memory-file.js';
 import type { MemoryVerifier, RecallResult, RecallStats } from '../recall/index.js';
 import type { SessionCompaction } from '../session/compact-session.js';
@@ -77,6 +77,11 @@ export interface RecallRequest {
   log?: string | false;
   /** Checks the claims selected memories make against the project (see `engram/drift`). */
   verifier?: MemoryVerifier;
+  /**
+   * Recall for this agent: only its own directories (local, project, user), never the main chain.
+   * Without it, only the main chain: agents' memories are never blended in.
+   */
+  agent?: string;
   signal?: AbortSignal;
 }
 
@@ -104,6 +109,17 @@ export interface Engram {
   readonly dreamEnabled: boolean;
   readonly recallLog: string | undefined;
   readonly sessions: SessionLister;
+  /** An agent's memory chain: its local, project and user directories (see `engram/config`). */
+  agentChain(agent: string): readonly MemoryLayer[];
+  /**
+   * An agent's first use: seeds its local memory from a committed snapshot when there is one and
+   * nothing was seeded yet; reports `prompt-update` when the snapshot moved on (nothing changed).
+   */
+  prepareAgent(agent: string): Promise<AgentPreparation>;
+  /** Agents this project or user has memory or a committed snapshot for, by name. */
+  knownAgents(): string[];
+  /** Where a write for `agent` in `scope` goes (`local` is git-ignored first; default `local`). */
+  agentDir(agent: string, scope?: AgentScope): Promise<string>;
   /** Open (or resume) one conversation. */
   openSession(options?: OpenSessionOptions): EngramSession;
   /** One recall, logged to the recall log: the same selection and bytes whichever door asks. */
@@ -141,6 +157,11 @@ export interface OpenSessionOptions {
   consolidation?: boolean;
   /** Recall limits for this door. */
   recallLimits?: Partial<InjectionLimits>;
+  /**
+   * The agent this conversation belongs to (a sub-agent): every recall draws on its memory only.
+   * Without it, a prompt that `@`-mentions a known agent recalls from that agent's memory.
+   */
+  agent?: string;
   onEvent?: (event: EngramEvent) => void;
 }
 

@@ -22,6 +22,12 @@ import {
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { EngramError } from '../../util/errors.js';
 import {
+  type AgentOptions,
+  agentLayersFor,
+  agentWriteLayer,
+  withAgentOption,
+} from '../agent-options.js';
+import {
   CliExit,
   type CommonOptions,
   memoryChainFor,
@@ -68,7 +74,7 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
         );
     });
 
-  withCommonOptions(program.command('add'))
+  withAgentOption(withCommonOptions(program.command('add')))
     .description('save a memory (topic file + index line)')
     .requiredOption('--type <type>', `one of ${MEMORY_TYPES.join(', ')}`)
     .requiredOption('--name <name>', 'short, specific title')
@@ -78,11 +84,12 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
     .option('--file <name.md>', 'file name inside the memory directory (default: from the name)')
     .option(
       '--scope <scope>',
-      'project (this repository, the default) or user (facts about you that hold in every project)',
-      'project',
+      'project (this repository, the default) or user (facts about you that hold in every project); with --agent: local (the default), project or user',
     )
     .action(async (opts: CommonOptions & Record<string, string | undefined>) => {
-      const layer = scopeLayer(io, opts);
+      const agent = opts.agent;
+      const layer =
+        agent !== undefined ? await agentWriteLayer(io, { ...opts, agent }) : scopeLayer(io, opts);
       const dir = layer.dir;
       let body = opts.body;
       if (body === undefined && opts.bodyFile)
@@ -106,11 +113,15 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
         );
     });
 
-  withCommonOptions(program.command('list'))
+  withAgentOption(withCommonOptions(program.command('list')))
     .description('list memories newest first: - [type] file (ISO mtime): description')
     .option('--all', 'include revoked memories')
-    .action(async (opts: CommonOptions & { all?: boolean }) => {
-      const layers = memoryChainFor(io, opts);
+    .action(async (opts: AgentOptions & { all?: boolean }) => {
+      const agent = opts.agent;
+      const layers =
+        agent !== undefined
+          ? await agentLayersFor(io, { ...opts, agent })
+          : memoryChainFor(io, opts);
       const scans = await Promise.all(layers.map((l) => scanMemories(l.dir)));
       const shown = scans.flatMap((scan, i) =>
         (opts.all ? scan.memories : scan.memories.filter((m) => m.status === 'active')).map(
@@ -247,7 +258,7 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
       },
     );
 
-  withCommonOptions(program.command('audit'))
+  withAgentOption(withCommonOptions(program.command('audit')))
     .description(
       'check the directory: orphans, dangling or duplicate index lines, missing descriptions, unknown types, caps, truncated files, temp files and dead locks',
     )
@@ -255,8 +266,12 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
       '--fix',
       'delete leftover temp files and stale lock leftovers, clear locks of dead processes',
     )
-    .action(async (opts: CommonOptions & { fix?: boolean }) => {
-      const [project, ...others] = memoryChainFor(io, opts);
+    .action(async (opts: AgentOptions & { fix?: boolean }) => {
+      const agent = opts.agent;
+      const [project, ...others] =
+        agent !== undefined
+          ? await agentLayersFor(io, { ...opts, agent })
+          : memoryChainFor(io, opts);
       const fix = { fix: opts.fix === true };
       const report = await auditMemoryDir(project!.dir, fix);
       // Every other layer is audited on its own; its problems say which layer they are in.
@@ -268,8 +283,8 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
         printJson(io, {
           ...report,
           ok,
-          layer: 'project',
-          layers: [{ layer: 'project', dir: project!.dir, ok: report.ok }, ...more],
+          layer: project!.layer,
+          layers: [{ layer: project!.layer, dir: project!.dir, ok: report.ok }, ...more],
         });
       else {
         for (const f of report.fixed ?? []) io.stdout(`fixed ${f.kind}: ${f.file}\n`);

@@ -8,10 +8,12 @@ import {
 } from '../../recall/index.js';
 import { type Clock, fixedClock, systemClock } from '../../util/clock.js';
 import { EngramError } from '../../util/errors.js';
+import { agentLayersFor, withAgentOption } from '../agent-options.js';
 import { type CommonOptions, printJson, runtimeFor, withCommonOptions } from '../common.js';
 import type { CliIo } from '../io.js';
 
 interface RecallCliOptions extends CommonOptions {
+  agent?: string;
   surfaced?: string;
   tools?: string;
   model: string;
@@ -136,7 +138,7 @@ function printStats(io: CliIo, path: string, stats: RecallStats, badLines: numbe
 }
 
 export function registerRecallCommands(program: Command, io: CliIo): void {
-  withCommonOptions(program.command('recall'))
+  withAgentOption(withCommonOptions(program.command('recall')))
     .description(
       'choose the memories for a message and print the exact bytes that would be injected',
     )
@@ -182,6 +184,9 @@ export function registerRecallCommands(program: Command, io: CliIo): void {
           'engram: no model configured; the offline ranker selects (use --model offline to silence this)\n',
         );
       }
+      const agent = opts.agent;
+      // An agent's first use is prepared (and a newer snapshot said) before its recall.
+      if (agent !== undefined) await agentLayersFor(io, { ...opts, agent });
       const tools = list(opts.tools);
       const verifier = opts.verify
         ? createClaimVerifier({
@@ -204,6 +209,7 @@ export function registerRecallCommands(program: Command, io: CliIo): void {
             ? { log: resolve(engram.environment.cwd, opts.log) }
             : {}),
           ...(verifier ? { verifier } : {}),
+          ...(agent !== undefined ? { agent } : {}),
         })
         .finally(() => verifier?.dispose());
       for (const note of result.notes) io.stderr(`engram: ${note}\n`);
