@@ -1,40 +1,4 @@
 export {
-  type AuditOptions,
-  type AuditProblem,
-  type AuditProblemKind,
-  type AuditReport,
-  auditFrom,
-  auditMemoryDir,
-} from './audit.js';
-
-export {
-  FRONTMATTER_MAX_LINES,
-  INDEX_FILE,
-  INDEX_LINE_MAX_CHARS,
-  INDEX_MAX_BYTES,
-  INDEX_MAX_LINES,
-  MAX_SCANNED_FILES,
-} from './constants.js';
-
-export { MEMORY_LOCK, memoryLockPath, withMemoryLock } from './dir-lock.js';
-
-export {
-  memoryAge,
-  memoryAgeDays,
-  memoryAgeText,
-  memoryFreshnessText,
-  stalenessWarning,
-} from './freshness.js';
-
-export {
-  type ParsedFrontmatter,
-  parseFrontmatter,
-  renderFrontmatter,
-  stringField,
-} from './frontmatter.js';
-
-export { headerFromHead } from './header.js';
-export {
   type AgentPreparation,
   agentWriteDir,
   checkAgentSnapshot,
@@ -48,6 +12,37 @@ export {
   snapshotMovedOn,
   syncAgentSnapshot,
 } from './agent-snapshot.js';
+export {
+  type AuditOptions,
+  type AuditProblem,
+  type AuditProblemKind,
+  type AuditReport,
+  auditFrom,
+  auditMemoryDir,
+} from './audit.js';
+export {
+  FRONTMATTER_MAX_LINES,
+  INDEX_FILE,
+  INDEX_LINE_MAX_CHARS,
+  INDEX_MAX_BYTES,
+  INDEX_MAX_LINES,
+  MAX_SCANNED_FILES,
+} from './constants.js';
+export { MEMORY_LOCK, memoryLockPath, withMemoryLock } from './dir-lock.js';
+export {
+  memoryAge,
+  memoryAgeDays,
+  memoryAgeText,
+  memoryFreshnessText,
+  stalenessWarning,
+} from './freshness.js';
+export {
+  type ParsedFrontmatter,
+  parseFrontmatter,
+  renderFrontmatter,
+  stringField,
+} from './frontmatter.js';
+export { headerFromHead } from './header.js';
 export {
   type ImportOptions,
   type ImportResult,
