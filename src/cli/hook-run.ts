@@ -11,17 +11,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { engramHome } from '../config/index.js';
 import { claimRefreshDue } from '../drift/refresh-marker.js';
-import {
-  DEFAULT_RECALL_BUDGET_MS,
-  type HookContext,
-  preCompactHook,
-  sessionStartHook,
-  userPromptSubmitHook,
-} from '../hooks/events.js';
+import type { HookContext } from '../hooks/events.js';
 import { type HookCommandName, type HookInput, parseHookInput } from '../hooks/input.js';
 import { NOTICES, type Notice, sessionNotice } from '../hooks/notices.js';
 import type { HookOutput } from '../hooks/output.js';
-import { createEngram } from '../runtime/create-engram.js';
 import type { Engram } from '../runtime/types.js';
 import { EngramError } from '../util/errors.js';
 import type { CommonOptions } from './common.js';
@@ -52,16 +45,19 @@ async function readInput(io: CliIo, opts: HookOptions): Promise<HookInput> {
 }
 
 /** The runtime for this hook run: the session's project is the hook input's cwd (`--cwd` wins). */
-function contextFor(
+async function contextFor(
   io: CliIo,
   opts: HookOptions,
   input: HookInput,
-): HookContext & { engram: Engram } {
+): Promise<HookContext & { engram: Engram }> {
   const cwd = opts.cwd
     ? resolve(io.cwd, opts.cwd)
     : input.cwd
       ? resolve(io.cwd, input.cwd)
       : io.cwd;
+  // Loaded here, not at start-up: the runtime brings recall, memdir and their packages, which the
+  // entry's static graph must not (see test/hook-entry.test.ts).
+  const { createEngram } = await import('../runtime/create-engram.js');
   const engram = createEngram({
     cwd,
     env: io.env,
@@ -173,7 +169,7 @@ export async function runHook(
   opts: HookOptions,
 ): Promise<HookOutput> {
   const input = await readInput(io, opts);
-  const ctx = contextFor(io, opts, input);
+  const ctx = await contextFor(io, opts, input);
   // Memory switched off in engram settings: the hooks stay installed but add and save nothing.
   if (!ctx.engram.memoryEnabled) return {};
   const raised: Notice[] = [];
@@ -208,10 +204,11 @@ async function sessionStart(
   }
   if (ctx.engram.model === undefined && opts.model !== false)
     ctx.notice?.(NOTICES.noModel(ENABLE_EXTRACTION_HINT));
+  const { sessionStartHook } = await import('../hooks/events.js');
   return sessionStartHook(input, ctx);
 }
 
-function runEvent(
+async function runEvent(
   name: HookCommandName,
   io: CliIo,
   opts: HookOptions,
@@ -222,6 +219,7 @@ function runEvent(
     case 'session-start':
       return sessionStart(io, opts, input, ctx);
     case 'user-prompt-submit': {
+      const { DEFAULT_RECALL_BUDGET_MS, userPromptSubmitHook } = await import('../hooks/events.js');
       const budgetMs = opts.budgetMs ? Number(opts.budgetMs) : DEFAULT_RECALL_BUDGET_MS;
       if (!Number.isInteger(budgetMs) || budgetMs <= 0) {
         throw new EngramError(
@@ -234,8 +232,10 @@ function runEvent(
         ...(opts.verify === false ? { verify: false } : {}),
       });
     }
-    case 'pre-compact':
+    case 'pre-compact': {
+      const { preCompactHook } = await import('../hooks/events.js');
       return preCompactHook(input, ctx);
+    }
     case 'stop':
       return stop(io, opts, input, ctx);
   }

@@ -18,7 +18,6 @@ import {
 } from '../session/session-store.js';
 import { withFileLock } from '../util/file-lock.js';
 import type { RuntimeInternals } from './create-engram.js';
-import { buildSystemPrompt } from './system-prompt.js';
 import type {
   Engram,
   EngramEvent,
@@ -151,14 +150,17 @@ export function openEngramSession(
       let prompt = prompts.get(after);
       if (!prompt) {
         const userDir = engram.memoryChain.find((l) => l.layer === 'user')?.dir;
-        prompt = buildSystemPrompt({
-          environment,
-          memoryDir,
-          sessionId,
-          instructions: options.instructions !== false,
-          afterCompaction: after,
-          ...(userDir !== undefined ? { userDir } : {}),
-        });
+        // Loaded on first use: a hook process that only recalls never reads the index.
+        prompt = import('./system-prompt.js').then(({ buildSystemPrompt }) =>
+          buildSystemPrompt({
+            environment,
+            memoryDir,
+            sessionId,
+            instructions: options.instructions !== false,
+            afterCompaction: after,
+            ...(userDir !== undefined ? { userDir } : {}),
+          }),
+        );
         prompts.set(after, prompt);
         prompt.catch(() => prompts.delete(after));
       }
