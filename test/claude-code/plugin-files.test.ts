@@ -7,6 +7,8 @@ import { HOOK_EVENTS, HOOK_TIMEOUTS, type HookCommandName } from '../../src/hook
 import { claudeCommand, REPO, run } from './support.js';
 
 // The plugin's files at the repository root, where Claude Code looks for them, and in the package.
+/** Claude Code, not JavaScript, expands this in the plugin's files. */
+const PLUGIN_ROOT = ['$', '{CLAUDE_PLUGIN_ROOT}'].join('');
 const json = (path: string) => JSON.parse(readFileSync(join(REPO, path), 'utf8'));
 
 describe('the Claude Code plugin files', () => {
@@ -22,7 +24,7 @@ describe('the Claude Code plugin files', () => {
     ]);
   });
 
-  it('runs every hook through ${CLAUDE_PLUGIN_ROOT} with the timeouts hook install uses', () => {
+  it('runs every hook through the plugin root with the timeouts hook install uses', () => {
     const { hooks } = json('hooks/hooks.json');
     for (const [name, event] of Object.entries(HOOK_EVENTS) as Array<[HookCommandName, string]>) {
       expect(hooks[event]).toEqual([
@@ -30,7 +32,7 @@ describe('the Claude Code plugin files', () => {
           hooks: [
             {
               type: 'command',
-              command: `node "\${CLAUDE_PLUGIN_ROOT}/dist/cli/main.js" hook ${name}`,
+              command: `node "${PLUGIN_ROOT}/dist/cli/main.js" hook ${name}`,
               timeout: HOOK_TIMEOUTS[name],
             },
           ],
@@ -40,7 +42,7 @@ describe('the Claude Code plugin files', () => {
     expect(Object.keys(hooks).sort()).toEqual(Object.values(HOOK_EVENTS).sort());
     expect(json('.mcp.json').mcpServers.engram).toEqual({
       command: 'node',
-      args: ['${CLAUDE_PLUGIN_ROOT}/dist/cli/main.js', 'mcp'],
+      args: [`${PLUGIN_ROOT}/dist/cli/main.js`, 'mcp'],
     });
   });
 
