@@ -2,7 +2,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadTranscriptFile, parseClaudeCodeTranscript } from './claude-code-transcript.js';
+import {
+  loadTranscriptFile,
+  parseClaudeCodeTranscript,
+  withoutThinking,
+} from './claude-code-transcript.js';
 
 // A transcript shaped like Claude Code 2.1.x writes it: full envelopes, one content block per
 // assistant line sharing message.id, hook progress lines chained in between, a tool result that
@@ -299,8 +303,10 @@ describe('loadTranscriptFile', () => {
   it('drops thinking blocks with their signatures, from transcripts and neutral JSON alike', async () => {
     const path = join(dir, `${SESSION}.jsonl`);
     await writeFile(path, toJsonl(realisticLines()));
-    const fromJsonl = await loadTranscriptFile(path);
-    const blocks = fromJsonl.messages.flatMap((m) => m.content.map((b) => b.type));
+    const loaded = await loadTranscriptFile(path);
+    // Loading is faithful; withoutThinking is the one step before another model sees it.
+    expect(loaded.messages.flatMap((m) => m.content.map((b) => b.type))).toContain('thinking');
+    const blocks = withoutThinking(loaded.messages).flatMap((m) => m.content.map((b) => b.type));
     expect(blocks).not.toContain('thinking');
     expect(blocks).toContain('tool_use');
     const neutral = join(dir, 'n.json');
@@ -318,7 +324,7 @@ describe('loadTranscriptFile', () => {
         },
       ]),
     );
-    expect((await loadTranscriptFile(neutral)).messages).toEqual([
+    expect(withoutThinking((await loadTranscriptFile(neutral)).messages)).toEqual([
       { id: 'm0', role: 'user', content: [{ type: 'text', text: 'hi' }] },
       { id: 'm2', role: 'assistant', content: [{ type: 'text', text: 'hello' }] },
     ]);

@@ -299,9 +299,9 @@ function openAIMessages(list: unknown[], path: string): Message[] {
 }
 
 /**
- * Load a conversation from disk to hand to a model: a Claude Code `.jsonl` transcript, or a JSON
- * array of neutral messages (or `{ "messages": [...] }`), the shape the library's own callers
- * save. Thinking blocks are dropped (`withoutThinking`).
+ * Load a conversation from disk: a Claude Code `.jsonl` transcript, or a JSON array of neutral
+ * messages (or `{ "messages": [...] }`), the shape the library's own callers save. Thinking blocks
+ * are kept; whoever hands the conversation to another model passes it through `withoutThinking`.
  */
 export async function loadTranscriptFile(
   path: string,
@@ -324,7 +324,6 @@ export async function loadTranscriptFile(
     whole = undefined;
   }
   const messages = whole === undefined ? undefined : neutralMessages(whole, path);
-  if (messages !== undefined) return { messages: withoutThinking(messages), warnings: [] };
-  const parsed = parseClaudeCodeTranscript(text, options);
-  return { ...parsed, messages: withoutThinking(parsed.messages) };
+  if (messages !== undefined) return { messages, warnings: [] };
+  return parseClaudeCodeTranscript(text, options);
 }

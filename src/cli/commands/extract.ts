@@ -6,7 +6,7 @@ import {
   type ExtractionRun,
   fitToContext,
 } from '../../extract/index.js';
-import { loadTranscriptFile } from '../../llm/claude-code-transcript.js';
+import { loadTranscriptFile, withoutThinking } from '../../llm/claude-code-transcript.js';
 import { FILE_TOOL_DEFINITIONS } from '../../llm/file-tools.js';
 import { memoryGuidance } from '../../memdir/prompts.js';
 import { EngramError } from '../../util/errors.js';
@@ -83,7 +83,9 @@ export function registerExtractCommands(program: Command, io: CliIo): void {
         throw new EngramError('no_model', message);
       }
       const { path: memoryDir } = memoryDirFor(io, opts);
-      const transcript = await loadTranscriptFile(resolve(env.cwd, opts.transcript));
+      const loaded = await loadTranscriptFile(resolve(env.cwd, opts.transcript));
+      // Extraction runs on engram's model, not the one whose thinking the transcript holds.
+      const transcript = { ...loaded, messages: withoutThinking(loaded.messages) };
       for (const w of transcript.warnings) io.stderr(`engram: warning: ${w}\n`);
       if (transcript.messages.length === 0 && transcript.warnings.length > 0) {
         // Not an empty session: nothing in the file could be read as a message.

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseClaudeCodeTranscript, withoutThinking } from '../../llm/claude-code-transcript.js';
+import { parseClaudeCodeTranscript } from '../../llm/claude-code-transcript.js';
 import { ClaudeCodeTranscript, filler } from '../../session/__fixtures__/conversation.js';
 import { DEFAULT_NOTES_SECTIONS, renderNotesTemplate } from '../../session/prompts.js';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../testing/index.js';
@@ -41,13 +41,12 @@ function setup() {
   const file = join(io.homedir, 'session.jsonl');
   writeFileSync(file, t.toJsonl());
   const dir = join(io.env.ENGRAM_HOME!, 'session-memory', t.sessionId);
-  // The CLI hands the transcript to a model, so it reads it without thinking blocks.
   return {
     io,
     t,
     file,
     dir,
-    messages: withoutThinking(parseClaudeCodeTranscript(t.toJsonl()).messages),
+    messages: parseClaudeCodeTranscript(t.toJsonl()).messages,
   };
 }
 
@@ -271,6 +270,9 @@ describe('engram session update', () => {
     const data = JSON.parse(run.stdout);
     expect(data).toMatchObject({ status: 'updated', notesPath, repairs: [], selfReferences: [] });
     expect(readFileSync(notesPath, 'utf8')).toContain('All 8 modules read; port still ignored.');
+    // The transcript's thinking (and its signatures) never reach engram's model.
+    expect(server.requests[0]!.rawBody).toContain('Reading module 3.');
+    expect(server.requests[0]!.rawBody).not.toContain('look at module 3');
     // The session is recorded under the project it ran in (the transcript's cwd).
     expect(JSON.parse(readFileSync(join(dir, 'session.json'), 'utf8'))).toMatchObject({
       projectRoot: '/home/USER/project',

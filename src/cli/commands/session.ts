@@ -1,6 +1,10 @@
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadTranscriptFile, type TranscriptReadResult } from '../../llm/claude-code-transcript.js';
+import {
+  loadTranscriptFile,
+  type TranscriptReadResult,
+  withoutThinking,
+} from '../../llm/claude-code-transcript.js';
 import type { LanguageModel } from '../../llm/types.js';
 import {
   awaySummary,
@@ -27,9 +31,15 @@ interface TranscriptOptions {
   json?: boolean;
 }
 
-async function loadTranscript(io: CliIo, opts: TranscriptOptions) {
+/**
+ * The session's transcript. `forModel`: it goes to engram's model (notes, "where were we"), which
+ * is not the one that thought in it, so thinking blocks are dropped. Compaction keeps them in the
+ * history it hands back; its summary request drops them itself.
+ */
+async function loadTranscript(io: CliIo, opts: TranscriptOptions, forModel: boolean) {
   const path = resolve(io.cwd, opts.transcript);
-  const read = await loadTranscriptFile(path);
+  const loaded = await loadTranscriptFile(path);
+  const read = forModel ? { ...loaded, messages: withoutThinking(loaded.messages) } : loaded;
   for (const w of read.warnings) io.stderr(`engram: warning: ${path}: ${w}\n`);
   if (read.messages.length === 0) {
     // Nothing to compact or take notes from: most likely the wrong file, so say what was expected.
@@ -152,7 +162,7 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
     .option('--force', 'update even when the thresholds say it is too early')
     .option('--json', 'print machine-readable JSON')
     .action(async (opts: TranscriptOptions & { force?: boolean }) => {
-      const { read, sessionId } = await loadTranscript(io, opts);
+      const { read, sessionId } = await loadTranscript(io, opts, true);
       const model = requireModel(io, opts);
       const outcome = await updateSessionNotes({
         // The session's project is where it ran (Claude Code records its cwd), not where this runs.
@@ -197,7 +207,7 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
     .option('--json', 'print machine-readable JSON: {sessionId, summary}')
     .action(async (opts: TranscriptOptions & { cwd?: string }) => {
       const here = environmentFor(io, opts);
-      const { read, sessionId } = await loadTranscript(here, opts);
+      const { read, sessionId } = await loadTranscript(here, opts, true);
       const model = requireModel(here, opts);
       const view = await readSessionNotes(here, sessionId);
       const notes = view.exists && !view.templateOnly ? view.content : undefined;
@@ -218,7 +228,7 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
     .option('--no-model', 'never call a model: without usable notes, truncate')
     .option('--json', 'print machine-readable JSON')
     .action(async (opts: TranscriptOptions & { out?: string; model?: boolean }) => {
-      const { read, sessionId } = await loadTranscript(io, opts);
+      const { read, sessionId } = await loadTranscript(io, opts, false);
       const model = optionalModel(io, opts, opts.model !== false);
       const result = await compactSession({
         environment: io,
