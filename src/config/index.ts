@@ -40,3 +40,11 @@ export {
   type SettingsSource,
   settingsPaths,
 } from './settings.js';
+export {
+  type IgnoredSetting,
+  ignoredSettings,
+  isTrustedSource,
+  localSettingsDistrust,
+  TRUSTED_ONLY_KEYS,
+  trustedData,
+} from './trust.js';

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EngramError, errnoCode } from '../util/errors.js';
 import { checkoutRoot, type EngramEnvironment, engramHome, managedDir } from './environment.js';
+import { localSettingsDistrust, trustedData } from './trust.js';
 
 export type SettingsSource = 'policy' | 'local' | 'user' | 'project';
 
@@ -10,6 +11,8 @@ export interface SettingsFile {
   path: string;
   exists: boolean;
   data: Record<string, unknown>;
+  /** Set on a local file that git tracks or does not ignore: why its trusted-only keys are ignored. */
+  untrusted?: string;
 }
 
 export function settingsPaths(environment: EngramEnvironment): Record<SettingsSource, string> {
@@ -59,15 +62,18 @@ export function readSettingsFile(source: SettingsSource, path: string): Settings
 /** All settings files, lowest priority first: project, user, local, policy. */
 export function loadSettings(environment: EngramEnvironment): SettingsFile[] {
   const paths = settingsPaths(environment);
-  return (['project', 'user', 'local', 'policy'] as const).map((s) =>
-    readSettingsFile(s, paths[s]),
-  );
+  return (['project', 'user', 'local', 'policy'] as const).map((s) => {
+    const file = readSettingsFile(s, paths[s]);
+    if (s !== 'local' || !file.exists) return file;
+    const untrusted = localSettingsDistrust(file.path);
+    return untrusted === undefined ? file : { ...file, untrusted };
+  });
 }
 
 /**
- * A merged view of settings for keys any source may set (later sources win).
- * Keys that only trusted sources may set are resolved by their own functions.
+ * A merged view of settings (later sources win). Keys that change where data goes or what runs
+ * are taken from trusted sources only (see trust.ts), so every caller gets the rule for free.
  */
 export function mergedSettings(files: SettingsFile[]): Record<string, unknown> {
-  return Object.assign({}, ...files.map((f) => f.data));
+  return Object.assign({}, ...files.map(trustedData));
 }

@@ -1,10 +1,12 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type EngramEnvironment, sanitizeProjectPath } from '../config/index.js';
 import {
   canWriteWithoutPrompt,
+  checkMemoryDirOnDisk,
   defaultMemoryDir,
   resolveMemoryDir,
   validateMemoryPath,
@@ -75,6 +77,9 @@ describe('resolveMemoryDir', () => {
     const { env, repo, home } = setup();
     writeJson(join(home, '.engram', 'settings.json'), { memoryDirectory: '~/mem-user' });
     expect(resolveMemoryDir(env)).toMatchObject({ source: 'user', path: join(home, 'mem-user') });
+    // A local settings file counts only when git ignores it (so no clone can have brought it).
+    execFileSync('git', ['init', '-q', repo]);
+    writeFileSync(join(repo, '.gitignore'), '.engram/settings.local.json\n');
     writeJson(join(repo, '.engram', 'settings.local.json'), { memoryDirectory: '~/mem-local' });
     expect(resolveMemoryDir(env)).toMatchObject({ source: 'local', path: join(home, 'mem-local') });
     expect(resolveMemoryDir(env, { flag: '/srv/mem-flag' })).toMatchObject({
@@ -130,6 +135,17 @@ describe('validateMemoryPath', () => {
     ['tilde slash', '~/'],
     ['tilde dot', '~/.'],
     ['tilde dotdot', '~/..'],
+    ['drive climbing to relative', 'C:/../../x'],
+    ['etc', '/etc'],
+    ['etc child', '/etc/engram-mem'],
+    ['proc self cwd', '/proc/self/cwd'],
+    ['dev null', '/dev/null'],
+    ['sys', '/sys/kernel'],
+    ['usr', '/usr/local/mem'],
+    ['boot', '/boot'],
+    ['home itself', '/home/me'],
+    ['ssh folder', '~/.ssh'],
+    ['aws folder', '/home/me/.aws/mem'],
   ])('refuses %s', (_label, value) => {
     expect(validateMemoryPath(value, home).ok).toBe(false);
   });
@@ -140,5 +156,17 @@ describe('validateMemoryPath', () => {
       path: '/home/me/notes/mem',
     });
     expect(validateMemoryPath('/srv/a/../mem', home)).toEqual({ ok: true, path: '/srv/mem' });
+  });
+});
+
+describe('checkMemoryDirOnDisk', () => {
+  it('refuses a file, a folder under a file, and a link into a system folder', () => {
+    const { home } = setup();
+    writeFileSync(join(home, 'plain'), 'x');
+    expect(checkMemoryDirOnDisk(join(home, 'plain'), home).ok).toBe(false);
+    expect(checkMemoryDirOnDisk(join(home, 'plain', 'mem'), home).ok).toBe(false);
+    symlinkSync('/etc', join(home, 'etc-link'));
+    expect(checkMemoryDirOnDisk(join(home, 'etc-link', 'mem'), home)).toMatchObject({ ok: false });
+    expect(checkMemoryDirOnDisk(join(home, 'new', 'mem'), home).ok).toBe(true);
   });
 });

@@ -5,12 +5,15 @@ import {
   defaultEnvironment,
   type EngramEnvironment,
   engramHome,
+  type IgnoredSetting,
+  ignoredSettings,
+  isTrustedSource,
   loadSettings,
   projectRoot,
   type SettingsFile,
 } from '../config/index.js';
 import { EngramError } from '../util/errors.js';
-import { validateMemoryPath } from './validate-path.js';
+import { checkMemoryDirOnDisk, validateMemoryPath } from './validate-path.js';
 
 export type MemoryDirSource = 'env' | 'policy' | 'flag' | 'local' | 'user' | 'default';
 
@@ -28,6 +31,8 @@ export interface MemoryDirResolution {
   projectRoot: string;
   /** Things the user should be told once, e.g. ignored project settings. */
   warnings: string[];
+  /** Settings that tried to change where data goes or what runs from an untrusted file, and why. */
+  ignored: IgnoredSetting[];
 }
 
 export interface ResolveMemoryDirOptions {
@@ -60,10 +65,12 @@ export function resolveMemoryDir(
   const bySource = new Map(settings.map((s) => [s.source, s]));
   const warnings: string[] = [];
   const root = projectRoot(environment);
-  const project = bySource.get('project');
-  if (project && MEMORY_DIRECTORY_KEY in project.data) {
+  const ignored = ignoredSettings(settings);
+  for (const i of ignored) {
     warnings.push(
-      `Ignoring "${MEMORY_DIRECTORY_KEY}" in project settings ${project.path}: committed project settings cannot move the memory directory. Put it in .engram/settings.local.json or your user settings instead.`,
+      i.source === 'project' && i.key === MEMORY_DIRECTORY_KEY
+        ? `Ignoring "${MEMORY_DIRECTORY_KEY}" in project settings ${i.path}: committed project settings cannot move the memory directory. Put it in your user settings or in an untracked, git-excluded .engram/settings.local.json instead.`
+        : `Ignoring "${i.key}" in ${i.source} settings ${i.path}: ${i.reason}.`,
     );
   }
   const candidates: Array<{ source: MemoryDirSource; origin: string; value: unknown }> = [];
@@ -73,7 +80,7 @@ export function resolveMemoryDir(
   }
   const fromSettings = (source: 'policy' | 'local' | 'user') => {
     const file = bySource.get(source);
-    if (file && file.data[MEMORY_DIRECTORY_KEY] !== undefined) {
+    if (file && isTrustedSource(file) && file.data[MEMORY_DIRECTORY_KEY] !== undefined) {
       candidates.push({ source, origin: file.path, value: file.data[MEMORY_DIRECTORY_KEY] });
     }
   };
@@ -91,6 +98,7 @@ export function resolveMemoryDir(
       writeWithoutPrompt: true,
       projectRoot: root,
       warnings,
+      ignored,
     };
   }
   if (typeof chosen.value !== 'string') {
@@ -99,7 +107,8 @@ export function resolveMemoryDir(
       `${describeSource(chosen)}: "${MEMORY_DIRECTORY_KEY}" must be a string`,
     );
   }
-  const checked = validateMemoryPath(chosen.value, environment.homedir);
+  const lexical = validateMemoryPath(chosen.value, environment.homedir);
+  const checked = lexical.ok ? checkMemoryDirOnDisk(lexical.path, environment.homedir) : lexical;
   if (!checked.ok) {
     throw new EngramError(
       'invalid_path',
@@ -113,6 +122,38 @@ export function resolveMemoryDir(
     writeWithoutPrompt: chosen.source !== 'env',
     projectRoot: root,
     warnings,
+    ignored,
+  };
+}
+
+/**
+ * A directory named outright (`--dir`, a host's `memoryDir`): taken as it is, relative to cwd,
+ * but never a system folder, a root, the home folder or a credential folder.
+ */
+export function explicitMemoryDir(
+  environment: EngramEnvironment,
+  value: string,
+  origin = '--dir',
+): MemoryDirResolution {
+  if (value.trim() === '' || value.includes('\0')) {
+    throw new EngramError('invalid_path', `${origin} needs a directory path`);
+  }
+  const path = resolve(environment.cwd, value);
+  const checked = validateMemoryPath(path, environment.homedir);
+  const onDisk = checked.ok ? checkMemoryDirOnDisk(path, environment.homedir) : checked;
+  if (!onDisk.ok)
+    throw new EngramError(
+      'invalid_path',
+      `Refusing ${origin} ${JSON.stringify(value)}: ${onDisk.reason}.`,
+    );
+  return {
+    path,
+    source: 'flag',
+    origin,
+    writeWithoutPrompt: true,
+    projectRoot: projectRoot(environment),
+    warnings: [],
+    ignored: [],
   };
 }
 

@@ -17,6 +17,7 @@ import { resolveModel } from '../llm/resolve-model.js';
 import type { LanguageModel } from '../llm/types.js';
 import {
   agentWriteDir,
+  explicitMemoryDir,
   knownAgentNames,
   type MemoryDirResolution,
   prepareAgentMemory,
@@ -49,19 +50,7 @@ function isDirectory(path: string): boolean {
 }
 
 function memoryDirOf(environment: EngramEnvironment, options: EngramOptions): MemoryDirResolution {
-  if (options.memoryDir !== undefined) {
-    if (options.memoryDir.trim() === '' || options.memoryDir.includes('\0')) {
-      throw new EngramError('invalid_path', 'memoryDir needs a directory path');
-    }
-    return {
-      path: resolve(environment.cwd, options.memoryDir),
-      source: 'flag',
-      origin: '--dir',
-      writeWithoutPrompt: true,
-      projectRoot: projectRoot(environment),
-      warnings: [],
-    };
-  }
+  if (options.memoryDir !== undefined) return explicitMemoryDir(environment, options.memoryDir);
   return resolveMemoryDir(
     environment,
     options.memoryDirFlag !== undefined ? { flag: options.memoryDirFlag } : {},

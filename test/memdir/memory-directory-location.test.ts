@@ -59,6 +59,8 @@ describe('where the memory directory lives', () => {
     });
 
     const localDir = join(s.root, 'local-memories');
+    // A local settings file counts only when git ignores it: no clone can have brought it.
+    writeFileSync(join(repo, '.gitignore'), '.engram/settings.local.json\n');
     writeFileSync(
       join(repo, '.engram', 'settings.local.json'),
       JSON.stringify({ memoryDirectory: localDir }),

@@ -67,10 +67,16 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
     .action((opts: CommonOptions) => {
       const r = memoryDirFor(io, opts);
       if (opts.json)
-        printJson(io, { path: r.path, source: r.source, writeWithoutPrompt: r.writeWithoutPrompt });
+        printJson(io, {
+          path: r.path,
+          source: r.source,
+          writeWithoutPrompt: r.writeWithoutPrompt,
+        });
       else
         io.stdout(
-          `${r.path}\nsource: ${r.source} (${r.origin})\nwrite without prompt: ${r.writeWithoutPrompt ? 'yes' : 'no'}\n`,
+          `${r.path}\nsource: ${r.source} (${r.origin})\nwrite without prompt: ${r.writeWithoutPrompt ? 'yes' : 'no'}\n${r.ignored
+            .map((i) => `ignored: "${i.key}" in ${i.path}: ${i.reason}\n`)
+            .join('')}`,
         );
     });
 
