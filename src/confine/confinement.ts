@@ -6,6 +6,7 @@
  */
 import { constants, type Dirent, realpathSync } from 'node:fs';
 import { lstat, mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errnoCode } from '../util/errors.js';
@@ -58,7 +59,9 @@ export interface Confinement {
   rename(from: string, to: string): Promise<void>;
   list(path: string): Promise<EntryInfo[]>;
   /** lstat of the located target; undefined when it does not exist. */
-  info(path: string): Promise<{ kind: 'file' | 'dir' | 'other'; size: number } | undefined>;
+  info(
+    path: string,
+  ): Promise<{ kind: 'file' | 'dir' | 'other'; size: number; mtimeMs: number } | undefined>;
   /** Run `fn` with a path that reaches the located folder itself (engram's own files in it). */
   withDir<T>(path: string, fn: (dir: string) => Promise<T>): Promise<T>;
 }
@@ -90,11 +93,20 @@ function kindOf(entry: { isFile(): boolean; isDirectory(): boolean }): EntryInfo
 export function createConfinement(options: ConfinementOptions): Confinement {
   const roots: Root[] = options.roots.map((r) => ({ ...r, lexical: resolve(r.path) }));
   const base = resolve(options.base ?? roots[0]?.lexical ?? process.cwd());
+  // The deny-list is always on: home and ENGRAM_HOME default to this process's.
   const given = options.deny ?? {};
+  const home = given.homedir ?? homedir();
   const deny: DenyContext = {
-    ...(given.homedir !== undefined ? { homedir: realOrSelf(given.homedir) } : {}),
-    ...(given.engramHome !== undefined ? { engramHome: realOrSelf(given.engramHome) } : {}),
-    ownMemoryDirs: (given.ownMemoryDirs ?? []).map(realOrSelf),
+    homedir: realOrSelf(home),
+    engramHome: realOrSelf(
+      given.engramHome ??
+        (process.env.ENGRAM_HOME?.trim()
+          ? resolve(process.env.ENGRAM_HOME.trim())
+          : join(home, '.engram')),
+    ),
+    ownMemoryDirs: (given.ownMemoryDirs ?? roots.filter((r) => r.write).map((r) => r.lexical)).map(
+      realOrSelf,
+    ),
   };
   const maxRead = options.maxReadBytes ?? DEFAULT_MAX_READ;
 
@@ -193,7 +205,7 @@ export function createConfinement(options: ConfinementOptions): Confinement {
         try {
           // The root is the held folder itself: stat follows the descriptor's own path.
           const s = l.name === '' ? await stat(l.dir) : await lstat(target(l));
-          return { kind: kindOf(s), size: s.size };
+          return { kind: kindOf(s), size: s.size, mtimeMs: s.mtimeMs };
         } catch (error) {
           if (errnoCode(error) === 'ENOENT') return undefined;
           throw error;
@@ -204,7 +216,7 @@ export function createConfinement(options: ConfinementOptions): Confinement {
       }),
 
     withDir: (path, fn) =>
-      using(path, { access: 'write', createParents: true }, async (l) => {
+      using(path, { access: 'write', createParents: true, allowRoot: true }, async (l) => {
         if (l.name === '') return fn(l.dir);
         const dir = await openDirHandle(target(l), true);
         try {

@@ -67,6 +67,8 @@ export interface LocateOptions {
   createParents?: boolean;
   /** Follow a link at the final component (reads); writes never do. */
   followFinal?: boolean;
+  /** Let a write address the root folder itself (engram's own files in it, never a tool). */
+  allowRoot?: boolean;
 }
 
 function segments(path: string): string[] {
@@ -111,6 +113,24 @@ async function matchRoot(
   return best && { root: best.root, rest: best.rest };
 }
 
+/**
+ * For a path no root spells directly (`cwd/../mem/a.md`, a link to the folder): the real path of
+ * its longest existing prefix plus the rest. It only picks the root to start from; the part below
+ * the root is still walked component by component, so nothing here decides what is touched.
+ */
+async function physicalSpelling(absolute: string): Promise<string[]> {
+  const parts = absolute.split(/[\\/]+/).filter((s) => s !== '' && s !== '.');
+  for (let k = parts.length; k > 0; k--) {
+    try {
+      const real = await realpath(`${sep}${parts.slice(0, k).join(sep)}`);
+      return [...segments(real), ...parts.slice(k)];
+    } catch {
+      // shorter prefix
+    }
+  }
+  return parts;
+}
+
 function anchorOf(frame: Frame, physical: string): string {
   return FD_ANCHORS ? `/proc/self/fd/${frame.handle.fd}` : physical;
 }
@@ -130,7 +150,9 @@ export async function locate(
   const shown = path;
   if (path.includes('\0')) throw new ConfinementError(JSON.stringify(path), 'contains a NUL byte');
   const absolute = isAbsolute(path) ? path : `${resolve(base)}${sep}${path}`;
-  const matched = await matchRoot(segments(absolute), roots);
+  const matched =
+    (await matchRoot(segments(absolute), roots)) ??
+    (await matchRoot(await physicalSpelling(absolute), roots));
   if (!matched) throw new ConfinementError(shown, 'outside the folders this task may use');
   const { root } = matched;
   const write = options.access === 'write';
@@ -191,6 +213,22 @@ export async function locate(
         if (problem) throw new ConfinementError(shown, problem);
       }
       if (info === undefined) {
+        if (write && !options.createParents) {
+          // A check before a write: folders that do not exist yet are judged by name alone.
+          const pending: string[] = [];
+          for (const name of [part, ...rest]) {
+            if (name === '..') {
+              if (pending.length > 0) pending.pop();
+              else if (stack.length > 1) await stack.pop()!.handle.close();
+              else throw new ConfinementError(shown, 'climbs out of its folder');
+              continue;
+            }
+            const problem = writeNameProblem(name);
+            if (problem) throw new ConfinementError(shown, problem);
+            pending.push(name);
+          }
+          return finish(stack, pending.join('/'), null);
+        }
         if (!write || !options.createParents) {
           const error = new Error(`ENOENT: no such folder: ${shown}`) as NodeJS.ErrnoException;
           error.code = 'ENOENT';
@@ -222,11 +260,13 @@ export async function locate(
     name: string,
     info: Awaited<ReturnType<typeof lstat>> | null,
   ): Located {
-    const names = [...frames.slice(1).map((f) => f.name), ...(name ? [name] : [])];
+    const names = [...frames.slice(1).map((f) => f.name), ...(name ? name.split('/') : [])];
     const physical = join(real as string, ...names);
     const rel = names.join('/');
     if (write) {
-      for (const n of name ? [name] : []) {
+      if (names.length === 0 && !options.allowRoot)
+        throw new ConfinementError(shown, 'the folder itself cannot be written');
+      for (const n of name ? name.split('/') : []) {
         const problem = writeNameProblem(n);
         if (problem) throw new ConfinementError(shown, problem);
       }

@@ -7,7 +7,13 @@ import { DEFAULT_DREAM_CONFIG, type SessionRef } from './gates.js';
 import { compareAudits, type DreamInvariants } from './invariants.js';
 import { applyTurn, type DreamProgress, initialProgress } from './progress.js';
 import { buildDreamPrompt, DREAM_SYSTEM_PROMPT } from './prompts.js';
-import { createDreamTools, DREAM_TOOL_DEFINITIONS, dreamCanUseTool } from './tools.js';
+import {
+  createDreamTools,
+  DREAM_TOOL_DEFINITIONS,
+  dreamCanUseTool,
+  dreamConfinement,
+  dreamReadRoots,
+} from './tools.js';
 
 export interface RunDreamOptions {
   model: LanguageModel;
@@ -64,8 +70,8 @@ export async function runDream(options: RunDreamOptions): Promise<DreamRunResult
       messages: [],
     },
     prompt,
-    tools: createDreamTools(memoryDir),
-    canUseTool: dreamCanUseTool(memoryDir),
+    tools: createDreamTools(memoryDir, dreamConfinement(memoryDir, dreamReadRoots(sessions))),
+    canUseTool: dreamCanUseTool(memoryDir, dreamReadRoots(sessions)),
     maxTurns: options.maxTurns ?? DEFAULT_DREAM_CONFIG.maxTurns,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),

@@ -3,10 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DREAM_SYSTEM_PROMPT, FIND_TOOL_DESCRIPTION } from './prompts.js';
-import { createDreamTools, DREAM_TOOL_DEFINITIONS, dreamCanUseTool } from './tools.js';
+import {
+  createDreamTools,
+  DREAM_TOOL_DEFINITIONS,
+  dreamCanUseTool,
+  dreamConfinement,
+} from './tools.js';
 
-function find(root: string) {
-  const tool = createDreamTools(root).find((t) => t.definition.name === 'find');
+function find(root: string, readRoots: string[] = []) {
+  const tool = createDreamTools(root, dreamConfinement(root, readRoots)).find(
+    (t) => t.definition.name === 'find',
+  );
   if (!tool) throw new Error('no find tool');
   return (input: unknown) => tool.execute(input, {});
 }
@@ -47,8 +54,13 @@ describe('dream tools', () => {
       'transcripts/a.jsonl',
     ]);
     expect(rel.content).toMatch(/\t\d{4}-\d\d-\d\dT/);
-    const abs = await find(join(root, 'elsewhere'))({ name: 'sub/*.jsonl', path: t });
+    const abs = await find(join(root, 'elsewhere'), [t])({ name: 'sub/*.jsonl', path: t });
     expect(abs.content.split('\t')[0]).toBe(join(t, 'sub', 'c.jsonl'));
+    // Outside the memory directory and the session folders, find sees nothing.
+    expect(await find(join(root, 'elsewhere'))({ name: '*', path: t })).toMatchObject({
+      isError: true,
+      content: expect.stringMatching(/^Refused/),
+    });
     expect(await run({ name: '*.md', path: 'transcripts' })).toEqual({
       content: 'No files found.',
     });
@@ -56,14 +68,19 @@ describe('dream tools', () => {
     expect(await run({})).toMatchObject({ isError: true });
   });
 
-  it('permissions: find and reads anywhere; writes only to markdown memory files inside the directory', async () => {
+  it('permissions: find and reads in memory and the session folders; writes only to markdown memory files inside the directory', async () => {
     const root = mkdtempSync(join(tmpdir(), 'engram-dream-perm-'));
     const mem = join(root, 'memory');
+    const sessions = join(root, 'sessions');
     mkdirSync(mem);
-    const can = dreamCanUseTool(mem);
+    mkdirSync(sessions);
+    const can = dreamCanUseTool(mem, [sessions]);
     const allowed = async (name: string, input: unknown) => (await can(name, input)).behavior;
-    expect(await allowed('find', { name: '*', path: '/' })).toBe('allow');
-    expect(await allowed('read', { path: '/etc/hostname' })).toBe('allow');
+    expect(await allowed('find', { name: '*', path: '/' })).toBe('deny');
+    expect(await allowed('find', { name: '*.jsonl', path: sessions })).toBe('allow');
+    expect(await allowed('read', { path: join(sessions, 'a.jsonl') })).toBe('allow');
+    expect(await allowed('read', { path: '/etc/hostname' })).toBe('deny');
+    expect(await allowed('write', { path: join(sessions, 'a.md'), content: '' })).toBe('deny');
     expect(await allowed('write', { path: 'a.md', content: '' })).toBe('allow');
     expect(await allowed('edit', { path: join(mem, 'MEMORY.md') })).toBe('allow');
     expect(await allowed('write', { path: '.consolidate-lock', content: '' })).toBe('deny');

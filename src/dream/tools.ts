@@ -1,9 +1,8 @@
-import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
-import { basename, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import picomatch from 'picomatch';
+import { type Confinement, ConfinementError } from '../confine/index.js';
 import { createFileTools, FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
-import { classifyToolCall, directorySandbox } from '../llm/sandbox.js';
+import { classifyToolCall, directoryConfinement, directorySandbox } from '../llm/sandbox.js';
 import type {
   CanUseTool,
   ToolDefinition,
@@ -39,14 +38,33 @@ export const DREAM_TOOL_DEFINITIONS: ToolDefinition[] = [
   FIND_TOOL_DEFINITION,
 ];
 
-/** list, grep, read, write, edit (from the model layer) plus find, rooted at the memory directory. */
-export function createDreamTools(memoryDir: string): ToolImplementation[] {
-  // Consolidation rewrites MEMORY.md while sessions may save: the directory's lock, like every door.
-  const writeLock = <T>(fn: () => Promise<T>) => withMemoryLock(memoryDir, fn);
-  return [...createFileTools(memoryDir, { writeLock }), findTool(memoryDir)];
+/** Folders a consolidation run may read besides memory: those holding the session records. */
+export function dreamReadRoots(sessions: ReadonlyArray<{ path: string }>): string[] {
+  return [...new Set(sessions.map((s) => dirname(s.path)))];
 }
 
-function findTool(root: string): ToolImplementation {
+/** The run's one confinement: write in the memory directory, read it and the session folders. */
+export function dreamConfinement(
+  memoryDir: string,
+  readRoots: readonly string[] = [],
+): Confinement {
+  return directoryConfinement(memoryDir, { readRoots });
+}
+
+/** list, grep, read, write, edit (from the model layer) plus find, rooted at the memory directory. */
+export function createDreamTools(
+  memoryDir: string,
+  confinement: Confinement = dreamConfinement(memoryDir),
+): ToolImplementation[] {
+  // Consolidation rewrites MEMORY.md while sessions may save: the directory's lock, like every door.
+  const writeLock = <T>(fn: () => Promise<T>) => withMemoryLock(memoryDir, fn);
+  return [
+    ...createFileTools(memoryDir, { confinement, writeLock }),
+    findTool(memoryDir, confinement),
+  ];
+}
+
+function findTool(root: string, confined: Confinement): ToolImplementation {
   return {
     definition: FIND_TOOL_DEFINITION,
     async execute(input): Promise<ToolResultValue> {
@@ -61,8 +79,9 @@ function findTool(root: string): ToolImplementation {
       const matches = picomatch(fields.name, { dot: false, basename: !fields.name.includes('/') });
       const found: Array<{ path: string; mtimeMs: number }> = [];
       try {
-        await walk(dir, dir, matches, found, { visited: 0 });
+        await walk(confined, dir, dir, matches, found, { visited: 0 });
       } catch (error) {
+        if (error instanceof ConfinementError) return { content: error.message, isError: true };
         const code = (error as { code?: string }).code;
         return {
           content: code === 'ENOENT' ? `No such folder: ${raw}` : `Cannot search ${raw}: ${code}`,
@@ -86,6 +105,7 @@ function findTool(root: string): ToolImplementation {
 }
 
 async function walk(
+  confined: Confinement,
   top: string,
   dir: string,
   matches: (path: string) => boolean,
@@ -93,13 +113,12 @@ async function walk(
   budget: { visited: number },
 ): Promise<void> {
   if (++budget.visited > MAX_FIND_VISITED) return;
-  const entries: Dirent[] = await readdir(dir, { withFileTypes: true });
-  for (const entry of entries) {
+  for (const entry of await confined.list(dir)) {
     if (entry.name === '.git' || entry.name === 'node_modules') continue;
     const full = join(dir, entry.name);
-    if (entry.isDirectory()) await walk(top, full, matches, out, budget);
-    else if (entry.isFile() && matches(relative(top, full).split('\\').join('/'))) {
-      const info = await stat(full).catch(() => undefined);
+    if (entry.kind === 'dir') await walk(confined, top, full, matches, out, budget);
+    else if (entry.kind === 'file' && matches(relative(top, full).split('\\').join('/'))) {
+      const info = await confined.info(full).catch(() => undefined);
       if (info) out.push({ path: full, mtimeMs: info.mtimeMs });
     }
   }
@@ -110,10 +129,9 @@ async function walk(
  * deletes), narrowed for consolidation: writes must be markdown and never a dot file, because the
  * directory also holds engram's own lock whose mtime is the last consolidation time.
  */
-export function dreamCanUseTool(memoryDir: string): CanUseTool {
-  const inner = directorySandbox(memoryDir);
+export function dreamCanUseTool(memoryDir: string, readRoots: readonly string[] = []): CanUseTool {
+  const inner = directorySandbox(memoryDir, { readRoots });
   return async (toolName, input) => {
-    if (toolName === 'find') return { behavior: 'allow' };
     const decision = await inner(toolName, input);
     if (decision.behavior === 'deny') return decision;
     const access = classifyToolCall(toolName, input);

@@ -19,6 +19,7 @@ import {
 } from './backoff.js';
 import {
   defaultForkTools,
+  forkConfinement,
   forkSandbox,
   localDate,
   realpathOrSelf,
@@ -56,8 +57,10 @@ export function createExtractor(options: ExtractorOptions): Extractor {
   const everyNTurns = options.everyNTurns ?? DEFAULT_EXTRACTION_EVERY_N_TURNS;
   const maxTurns = options.maxTurns ?? DEFAULT_EXTRACTION_MAX_TURNS;
   const hostCwd = options.cwd ?? process.cwd();
-  const tools = options.tools ?? defaultForkTools(memoryDir);
-  const canUseTool = forkSandbox(memoryDir, options.tools ? hostCwd : undefined);
+  // engram's own tools resolve relative paths in the memory directory; a host's, in its cwd.
+  const tools =
+    options.tools ?? defaultForkTools(memoryDir, forkConfinement(memoryDir, hostCwd, memoryDir));
+  const canUseTool = forkSandbox(memoryDir, options.tools ? hostCwd : undefined, hostCwd);
 
   let cursor = options.cursor;
   // The last failure: the same failure on the same messages is not repeated every turn.

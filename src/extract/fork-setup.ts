@@ -1,8 +1,10 @@
 /** Small pieces of setting up a fork, kept apart so the extractor's state machine stays readable. */
 import { realpathSync } from 'node:fs';
+import { findGitLocation } from '../config/index.js';
+import type { Confinement } from '../confine/index.js';
 import { createFileTools } from '../llm/file-tools.js';
 import { createHostFileTools } from '../llm/host-file-tools.js';
-import { directorySandbox } from '../llm/sandbox.js';
+import { directoryConfinement, directorySandbox } from '../llm/sandbox.js';
 import type { CanUseTool, ToolImplementation } from '../llm/types.js';
 import { withMemoryLock } from '../memdir/dir-lock.js';
 import { createMemoryToolHandlers, MemoryToolError } from '../memdir/memory-tool/handler.js';
@@ -30,15 +32,34 @@ export function realpathOrSelf(path: string): string {
   }
 }
 
+/** What an extraction fork may read besides its memory directory: the project it works in. */
+export function forkReadRoots(hostCwd: string): string[] {
+  return [findGitLocation(hostCwd)?.topLevel ?? hostCwd];
+}
+
 /**
- * Read anything, write only inside the memory directory. With the host's own tools, relative
- * paths are judged from the host's cwd (where its executors resolve them, so the check and the
- * write agree), except the memory tool's `/memories/...`, which always maps onto the directory.
+ * The fork's one confinement: write only inside the memory directory, read it and the project
+ * (minus the credential deny-list). Relative paths start at `base`.
  */
-export function forkSandbox(memoryDir: string, hostCwd: string | undefined): CanUseTool {
-  const inMemoryDir = directorySandbox(memoryDir);
+export function forkConfinement(memoryDir: string, hostCwd: string, base: string): Confinement {
+  return directoryConfinement(memoryDir, { cwd: base, readRoots: forkReadRoots(hostCwd) });
+}
+
+/**
+ * The decision before each call, by the same rule the tools apply. With the host's own tools,
+ * relative paths are judged from the host's cwd (where its executors resolve them, so the check
+ * and the write agree), except the memory tool's `/memories/...`, which always maps onto the
+ * directory.
+ */
+export function forkSandbox(
+  memoryDir: string,
+  hostCwd: string | undefined,
+  projectCwd: string = hostCwd ?? memoryDir,
+): CanUseTool {
+  const readRoots = forkReadRoots(projectCwd);
+  const inMemoryDir = directorySandbox(memoryDir, { readRoots });
   if (hostCwd === undefined) return inMemoryDir;
-  const fromHostCwd = directorySandbox(memoryDir, { cwd: hostCwd });
+  const fromHostCwd = directorySandbox(memoryDir, { cwd: hostCwd, readRoots });
   return (name, input) => (name === 'memory' ? inMemoryDir(name, input) : fromHostCwd(name, input));
 }
 
@@ -71,12 +92,18 @@ function memoryToolExecutor(memoryDir: string): ToolImplementation {
  * `MultiEdit`, `Grep`, `LS`) and the Anthropic memory tool (`/memories`). The fork keeps the
  * host's tool list, so it calls the host's names; every call still passes the sandbox first.
  */
-export function defaultForkTools(memoryDir: string): ToolImplementation[] {
+export function defaultForkTools(
+  memoryDir: string,
+  confinement: Confinement = directoryConfinement(memoryDir),
+): ToolImplementation[] {
   // Every write of the fork takes the directory's lock, like every other door.
-  const lock = { writeLock: <T>(fn: () => Promise<T>) => withMemoryLock(memoryDir, fn) };
+  const options = {
+    confinement,
+    writeLock: <T>(fn: () => Promise<T>) => withMemoryLock(memoryDir, fn),
+  };
   return [
-    ...createFileTools(memoryDir, lock),
-    ...createHostFileTools(memoryDir, lock),
+    ...createFileTools(memoryDir, options),
+    ...createHostFileTools(memoryDir, options),
     memoryToolExecutor(memoryDir),
   ];
 }

@@ -1,8 +1,11 @@
-import { mkdir, readdir, stat } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { writeFileAtomic } from '../util/atomic-write.js';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/file-modes.js';
-import { readRegularFile } from '../util/regular-file.js';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import {
+  type Confinement,
+  ConfinementError,
+  createConfinement,
+  uniqueEdit,
+} from '../confine/index.js';
+import { PRIVATE_FILE_MODE } from '../util/file-modes.js';
 import { FILE_TOOL_DESCRIPTIONS } from './prompts.js';
 import type { ToolDefinition, ToolImplementation, ToolResultValue } from './types.js';
 
@@ -86,26 +89,39 @@ function int(input: unknown, key: string): number | undefined {
   return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
 }
 
-async function walkFiles(dir: string, out: string[], cap: number): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
+/** Files below `dir` (absolute), in name order, links and `.git`/`node_modules` skipped. */
+async function walkFiles(
+  confined: Confinement,
+  dir: string,
+  out: string[],
+  cap: number,
+): Promise<void> {
+  const entries = await confined.list(dir);
   entries.sort((a, b) => a.name.localeCompare(b.name));
   for (const e of entries) {
     if (out.length >= cap) return;
     if (e.name === '.git' || e.name === 'node_modules') continue;
     const full = join(dir, e.name);
-    if (e.isDirectory()) await walkFiles(full, out, cap);
-    else if (e.isFile()) out.push(full);
+    if (e.kind === 'dir') await walkFiles(confined, full, out, cap);
+    else if (e.kind === 'file') out.push(full);
   }
 }
 
 function describeError(error: unknown, path: string): ToolResultValue {
+  if (error instanceof ConfinementError) return fail(error.message);
   const code = (error as { code?: string }).code;
   if (code === 'ENOENT') return fail(`No such file or folder: ${path}`);
   if (code === 'EISDIR') return fail(`${path} is a folder; use list.`);
+  if (code === 'ENOTDIR') return fail(`${path} is not a folder.`);
   return fail(`Cannot access ${path}: ${(error as Error).message}`);
 }
 
 export interface FileToolsOptions {
+  /**
+   * What the tools may touch (default: `root` alone, writable). Every read, write, edit, list and
+   * grep goes through it, so what a sandbox checked is exactly what the tool uses.
+   */
+  confinement?: Confinement;
   /**
    * Wraps every write and every read-edit-write (the memory directory's lock, so a forked agent's
    * edit of MEMORY.md cannot lose a line a concurrent save added). Default: no lock.
@@ -113,21 +129,20 @@ export interface FileToolsOptions {
   writeLock?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
-/** Regular files only, bounded: a FIFO in the folder must not hang a forked agent's tool call. */
-async function readText(path: string): Promise<string> {
-  return (await readRegularFile(path)).text;
-}
-
 /**
- * Read, write, edit, list and grep over files under `root` (paths relative to it, absolute
- * allowed). They enforce nothing: permission is the sandbox's job, checked before they run.
+ * Read, write, edit, list and grep over files under `root` (relative paths start there, absolute
+ * allowed). Every call goes through the confinement: outside its roots, through a link out, into
+ * `.git` or a credential file, nothing is read or written, whatever a sandbox said before.
  */
 export function createFileTools(
   root: string,
   options: FileToolsOptions = {},
 ): ToolImplementation[] {
   const locked = options.writeLock ?? (<T>(fn: () => Promise<T>) => fn());
-  const at = (p: string) => (isAbsolute(p) ? p : resolve(root, p));
+  const confined =
+    options.confinement ?? createConfinement({ roots: [{ path: root, write: true }], base: root });
+  const base = confined.base;
+  const at = (p: string) => (isAbsolute(p) ? p : resolve(base, p));
   const shown = (full: string) => {
     const rel = relative(root, full);
     return rel.startsWith('..') || isAbsolute(rel) ? full : rel;
@@ -138,7 +153,7 @@ export function createFileTools(
         const path = str(input, 'path');
         if (!path) return fail('read needs "path".');
         try {
-          const lines = (await readText(at(path))).split('\n');
+          const lines = (await confined.readText(at(path))).text.split('\n');
           if (lines.at(-1) === '') lines.pop();
           const offset = int(input, 'offset') ?? 1;
           const limit = int(input, 'limit') ?? DEFAULT_READ_LIMIT;
@@ -173,8 +188,7 @@ export function createFileTools(
         const content = str(input, 'content');
         if (!path || content === undefined) return fail('write needs "path" and "content".');
         try {
-          await mkdir(dirname(at(path)), { recursive: true, mode: PRIVATE_DIR_MODE });
-          await locked(() => writeFileAtomic(at(path), content, { mode: PRIVATE_FILE_MODE }));
+          await locked(() => confined.writeText(at(path), content, { mode: PRIVATE_FILE_MODE }));
           return { content: `Wrote ${shown(at(path))} (${content.length} characters).` };
         } catch (error) {
           return describeError(error, path);
@@ -186,25 +200,12 @@ export function createFileTools(
         const newString = str(input, 'new_string');
         if (!path || oldString === undefined || newString === undefined)
           return fail('edit needs "path", "old_string" and "new_string".');
-        if (oldString === '') return fail('old_string is empty; use write to create a file.');
         try {
           const outcome = await locked(async (): Promise<ToolResultValue | undefined> => {
-            const text = await readText(at(path));
-            const count = text.split(oldString).length - 1;
-            if (count === 0)
-              return fail(
-                `old_string was not found in ${path}. Read the file and copy the passage exactly.`,
-              );
-            if (count > 1)
-              return fail(
-                `old_string occurs ${count} times in ${path}; include more context so it is unique.`,
-              );
-            const index = text.indexOf(oldString);
-            await writeFileAtomic(
-              at(path),
-              text.slice(0, index) + newString + text.slice(index + oldString.length),
-              { mode: PRIVATE_FILE_MODE },
-            );
+            const text = (await confined.readText(at(path))).text;
+            const edit = uniqueEdit(text, oldString, newString);
+            if (!edit.ok) return fail(editFailure(edit.kind, edit.lines.length, path));
+            await confined.writeText(at(path), edit.text, { mode: PRIVATE_FILE_MODE });
             return undefined;
           });
           if (outcome) return outcome;
@@ -217,7 +218,7 @@ export function createFileTools(
         const path = str(input, 'path') ?? '.';
         try {
           const files: string[] = [];
-          await walkFiles(at(path), files, MAX_LIST_ENTRIES + 1);
+          await walkFiles(confined, at(path), files, MAX_LIST_ENTRIES + 1);
           const more = files.length > MAX_LIST_ENTRIES ? `\n(more files not shown)` : '';
           return {
             content: files.length
@@ -240,13 +241,20 @@ export function createFileTools(
         const path = str(input, 'path') ?? '.';
         try {
           const files: string[] = [];
-          if ((await stat(at(path))).isDirectory()) await walkFiles(at(path), files, 5000);
+          const found = await confined.info(at(path));
+          if (!found) return fail(`No such file or folder: ${path}`);
+          if (found.kind === 'dir') await walkFiles(confined, at(path), files, 5000);
           else files.push(at(path));
           const matches: string[] = [];
           for (const file of files) {
             if (signal?.aborted) return fail('grep was aborted.');
-            const lines = (await readText(file)).split('\n');
-            lines.forEach((line, i) => {
+            // A file the confinement refuses (a credential, a hard link) is skipped, not shown.
+            const text = await confined.readText(file).then(
+              (r) => r.text,
+              () => undefined,
+            );
+            if (text === undefined) continue;
+            text.split('\n').forEach((line, i) => {
               if (matches.length <= MAX_GREP_MATCHES && regex.test(line))
                 matches.push(`${shown(file)}:${i + 1}: ${line.slice(0, 300)}`);
             });
@@ -271,4 +279,16 @@ export function createFileTools(
         : Promise.resolve(fail(`unknown tool ${definition.name}`));
     },
   }));
+}
+
+/** The model-facing words for a failed exact-match edit (shared by every edit tool). */
+export function editFailure(
+  kind: 'empty' | 'missing' | 'ambiguous',
+  count: number,
+  path: string,
+): string {
+  if (kind === 'empty') return 'old_string is empty; use write to create a file.';
+  if (kind === 'missing')
+    return `old_string was not found in ${path}. Read the file and copy the passage exactly.`;
+  return `old_string occurs ${count} times in ${path}; include more context so it is unique.`;
 }

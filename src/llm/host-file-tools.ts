@@ -5,9 +5,14 @@
  * tools; like those, they enforce nothing: the sandbox decides before they run.
  */
 import { isAbsolute, resolve } from 'node:path';
-import { writeFileAtomic } from '../util/atomic-write.js';
-import { readRegularFile } from '../util/regular-file.js';
-import { createFileTools, type FileToolsOptions } from './file-tools.js';
+import {
+  type Confinement,
+  ConfinementError,
+  createConfinement,
+  uniqueEdit,
+} from '../confine/index.js';
+import { PRIVATE_FILE_MODE } from '../util/file-modes.js';
+import { createFileTools, editFailure, type FileToolsOptions } from './file-tools.js';
 import type { ToolImplementation, ToolResultValue } from './types.js';
 
 interface EditSpec {
@@ -34,15 +39,14 @@ function applyEdits(
     const label = edits.length > 1 ? `edit ${i + 1}: ` : '';
     if (typeof e?.old_string !== 'string' || typeof e.new_string !== 'string')
       return fail(`${label}needs "old_string" and "new_string".`);
-    if (e.old_string === '')
-      return fail(`${label}old_string is empty; use Write to create a file.`);
-    const count = out.split(e.old_string).length - 1;
-    if (count === 0) return fail(`${label}old_string was not found in ${path}.`);
-    if (count > 1 && e.replace_all !== true)
-      return fail(
-        `${label}old_string occurs ${count} times in ${path}; add context or set replace_all.`,
-      );
-    out = out.split(e.old_string).join(e.new_string);
+    const edit = uniqueEdit(out, e.old_string, e.new_string, {
+      replaceAll: e.replace_all === true,
+    });
+    if (!edit.ok) {
+      const why = editFailure(edit.kind, edit.lines.length, path).replace('use write', 'use Write');
+      return fail(`${label}${edit.kind === 'ambiguous' ? `${why} Or set replace_all.` : why}`);
+    }
+    out = edit.text;
   }
   return out;
 }
@@ -52,7 +56,11 @@ export function createHostFileTools(
   root: string,
   options: FileToolsOptions = {},
 ): ToolImplementation[] {
-  const ours = new Map(createFileTools(root, options).map((t) => [t.definition.name, t]));
+  const confined: Confinement =
+    options.confinement ?? createConfinement({ roots: [{ path: root, write: true }], base: root });
+  const ours = new Map(
+    createFileTools(root, { ...options, confinement: confined }).map((t) => [t.definition.name, t]),
+  );
   const locked = options.writeLock ?? (<T>(fn: () => Promise<T>) => fn());
   const delegate =
     (name: string, map: (input: Record<string, unknown>) => Record<string, unknown>) =>
@@ -67,16 +75,17 @@ export function createHostFileTools(
       const fields = record(input);
       const path = fields.file_path;
       if (typeof path !== 'string' || path === '') return fail('needs "file_path".');
-      const full = isAbsolute(path) ? path : resolve(root, path);
+      const full = isAbsolute(path) ? path : resolve(confined.base, path);
       try {
         return await locked(async () => {
-          const text = (await readRegularFile(full)).text;
+          const text = (await confined.readText(full)).text;
           const result = applyEdits(text, toEdits(fields), path);
           if (typeof result !== 'string') return result;
-          await writeFileAtomic(full, result);
+          await confined.writeText(full, result, { mode: PRIVATE_FILE_MODE });
           return { content: `Edited ${path}.` };
         });
       } catch (error) {
+        if (error instanceof ConfinementError) return fail(error.message);
         return fail(`Cannot edit ${path}: ${(error as Error).message}`);
       }
     };

@@ -70,8 +70,6 @@ export {
 
 export { createOpenAIModel, type OpenAIModelOptions, SERVER_CHOSEN_MODEL } from './openai-model.js';
 
-export { resolvePhysical } from './physical-path.js';
-
 export { FILE_TOOL_DESCRIPTIONS, MODEL_CHECK_PROMPT } from './prompts.js';
 
 export {
@@ -97,8 +95,10 @@ export {
 
 export {
   classifyToolCall,
+  directoryConfinement,
   directorySandbox,
   type SandboxOptions,
+  singleFileConfinement,
   singleFileSandbox,
   type ToolAccess,
 } from './sandbox.js';

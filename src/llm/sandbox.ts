@@ -1,15 +1,32 @@
-import { dirname, isAbsolute } from 'node:path';
-import { isInside, resolvePhysical } from './physical-path.js';
+import { basename, dirname } from 'node:path';
+import {
+  type Confinement,
+  ConfinementError,
+  createConfinement,
+  type DenyContext,
+  type RootSpec,
+} from '../confine/index.js';
+import { errnoCode } from '../util/errors.js';
 import type { CanUseTool, ToolDecision } from './types.js';
 
 /** What a tool call would do to the file system, judged from its name and input alone. */
 export type ToolAccess =
-  | { kind: 'read' }
+  | { kind: 'read'; paths: string[]; memoryTool: boolean }
   | { kind: 'write'; paths: string[]; memoryTool: boolean }
   | { kind: 'deny'; message: string };
 
-/** Tools that only read: ours, Claude Code's. */
-const READ_ONLY = new Set(['read', 'list', 'grep', 'Read', 'Glob', 'Grep', 'LS', 'NotebookRead']);
+/** Tools that only read, and the input field naming what they read (absent: the base folder). */
+const READ_FIELD: Record<string, string> = {
+  read: 'path',
+  list: 'path',
+  grep: 'path',
+  find: 'path',
+  Read: 'file_path',
+  Glob: 'path',
+  Grep: 'path',
+  LS: 'path',
+  NotebookRead: 'notebook_path',
+};
 /** Tools that write one file, and the input field naming it. */
 const WRITE_FIELD: Record<string, string> = {
   write: 'path',
@@ -26,12 +43,13 @@ const DELETE_REFUSED =
 function field(input: unknown, name: string): string | undefined {
   if (typeof input !== 'object' || input === null) return undefined;
   const value = (input as Record<string, unknown>)[name];
-  return typeof value === 'string' && value !== '' && !value.includes('\0') ? value : undefined;
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 function memoryToolAccess(input: unknown): ToolAccess {
   const command = field(input, 'command');
-  if (command === 'view') return { kind: 'read' };
+  if (command === 'view')
+    return { kind: 'read', paths: [field(input, 'path') ?? '/memories'], memoryTool: true };
   if (command === 'delete') return { kind: 'deny', message: DELETE_REFUSED };
   const names = command === 'rename' ? ['old_path', 'new_path'] : ['path'];
   if (!['create', 'str_replace', 'insert', 'rename'].includes(command ?? ''))
@@ -47,10 +65,13 @@ const TEXT_EDITOR_TOOLS = new Set(['str_replace_based_edit_tool', 'str_replace_e
 
 function textEditorAccess(input: unknown): ToolAccess {
   const command = field(input, 'command');
-  if (command === 'view') return { kind: 'read' };
+  const path = field(input, 'path');
+  if (command === 'view')
+    return path === undefined
+      ? { kind: 'deny', message: 'Refused: view needs "path".' }
+      : { kind: 'read', paths: [path], memoryTool: false };
   if (!['create', 'str_replace', 'insert', 'undo_edit'].includes(command ?? ''))
     return { kind: 'deny', message: `Refused: unknown editor command "${command}".` };
-  const path = field(input, 'path');
   if (path === undefined) return { kind: 'deny', message: `Refused: ${command} needs "path".` };
   return { kind: 'write', paths: [path], memoryTool: false };
 }
@@ -60,7 +81,9 @@ function textEditorAccess(input: unknown): ToolAccess {
  * not guess that it is harmless. Shell access is refused outright (it can do anything).
  */
 export function classifyToolCall(toolName: string, input: unknown): ToolAccess {
-  if (READ_ONLY.has(toolName)) return { kind: 'read' };
+  const readField = READ_FIELD[toolName];
+  if (readField !== undefined)
+    return { kind: 'read', paths: [field(input, readField) ?? '.'], memoryTool: false };
   if (toolName === 'memory') return memoryToolAccess(input);
   if (TEXT_EDITOR_TOOLS.has(toolName)) return textEditorAccess(input);
   const writeField = WRITE_FIELD[toolName];
@@ -84,38 +107,37 @@ export function classifyToolCall(toolName: string, input: unknown): ToolAccess {
 
 /** Anthropic memory-tool paths live under a virtual /memories root that maps onto a directory. */
 function memoryPath(path: string): string | undefined {
-  if (path === '/memories') return '.';
+  if (path === '/memories' || path === '/memories/') return '.';
   return path.startsWith('/memories/') ? path.slice('/memories/'.length) : undefined;
 }
 
 export interface SandboxOptions {
-  /**
-   * Where relative paths start (default: the sandbox directory, or the file's directory). The
-   * memory tool's /memories always maps onto the sandbox directory (the file's, for one file).
-   */
+  /** Where relative paths start (default: the sandbox directory, or the file's directory). */
   cwd?: string;
+  /** Folders that may be read but not written (the project, session transcripts). */
+  readRoots?: readonly string[];
+  /** Who owns credentials here (default: this process's home and ENGRAM_HOME). */
+  deny?: DenyContext;
+  /**
+   * The confinement to judge by: pass the one the tools use, so check and use are one thing.
+   * Built from the other options when absent.
+   */
+  confinement?: Confinement;
 }
 
-type WriteCheck = (physical: string) => boolean;
-
-function sandbox(
-  base: string,
-  memoryBase: string,
-  check: () => Promise<WriteCheck>,
-  outside: (p: string) => string,
-): CanUseTool {
-  let checker: Promise<WriteCheck> | undefined;
+/**
+ * The decision before a tool runs, from the same confinement the tools use when they run: read
+ * and write paths are walked physically, links out, `.git`, engram's own files and credentials
+ * refused. A read of a file that does not exist is allowed (the tool says so itself).
+ */
+function sandbox(confined: Confinement, memory: Confinement): CanUseTool {
   return async (toolName, input): Promise<ToolDecision> => {
     const access = classifyToolCall(toolName, input);
-    if (access.kind === 'read') return { behavior: 'allow' };
     if (access.kind === 'deny') return { behavior: 'deny', message: access.message };
-    checker ??= check();
-    const allowed = await checker;
     for (const raw of access.paths) {
       let path = raw;
-      let from = base;
+      let judge = confined;
       if (access.memoryTool) {
-        from = memoryBase;
         const mapped = memoryPath(raw);
         if (mapped === undefined)
           return {
@@ -123,48 +145,71 @@ function sandbox(
             message: `Refused: memory paths start with /memories (got ${raw}).`,
           };
         path = mapped;
+        judge = memory;
       }
-      let physical: string;
       try {
-        physical = await resolvePhysical(path, from);
+        await judge.check(path, access.kind);
       } catch (error) {
+        if (error instanceof ConfinementError) return { behavior: 'deny', message: error.message };
+        if (access.kind === 'read' && ['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? ''))
+          continue;
         return {
           behavior: 'deny',
           message: `Refused: cannot resolve ${raw}: ${(error as Error).message}`,
         };
       }
-      if (!allowed(physical)) return { behavior: 'deny', message: outside(raw) };
     }
     return { behavior: 'allow' };
   };
 }
 
-/**
- * Read anything; create, write and edit only inside `dir` (after following symlinks and `..`
- * physically, so neither can escape); deletes, shell and unknown tools refused. Used by
- * extraction and consolidation. Relative paths (and the memory tool's /memories) start at `dir`.
- */
-export function directorySandbox(dir: string, options: SandboxOptions = {}): CanUseTool {
-  return sandbox(
-    options.cwd ?? dir,
-    dir,
-    async () => {
-      const root = await resolvePhysical(dir, isAbsolute(dir) ? '/' : process.cwd());
-      return (physical) => isInside(root, physical);
-    },
-    (raw) => `Refused: ${raw} is outside ${dir}. This task may only write files inside ${dir}.`,
+function readOnly(paths: readonly string[] = []): RootSpec[] {
+  return paths.map((path) => ({ path, write: false }));
+}
+
+/** The confinement of a directory sandbox: `dir` writable, `readRoots` readable. */
+export function directoryConfinement(dir: string, options: SandboxOptions = {}): Confinement {
+  return (
+    options.confinement ??
+    createConfinement({
+      roots: [{ path: dir, write: true }, ...readOnly(options.readRoots)],
+      base: options.cwd ?? dir,
+      ...(options.deny ? { deny: options.deny } : {}),
+    })
   );
 }
 
-/** Read anything; write or edit exactly one file. Used by session notes. */
-export function singleFileSandbox(file: string, options: SandboxOptions = {}): CanUseTool {
-  return sandbox(
-    options.cwd ?? dirname(file),
-    dirname(file),
-    async () => {
-      const target = await resolvePhysical(file, isAbsolute(file) ? '/' : process.cwd());
-      return (physical) => physical === target;
-    },
-    (raw) => `Refused: only ${file} may be edited in this task, not ${raw}.`,
+/**
+ * Read inside `dir` and `readRoots`; create, write and edit only inside `dir`; deletes, shell and
+ * unknown tools refused. Used by extraction and consolidation. Relative paths (and the memory
+ * tool's /memories) start at `dir`, unless `cwd` says otherwise.
+ */
+export function directorySandbox(dir: string, options: SandboxOptions = {}): CanUseTool {
+  const memory = createConfinement({
+    roots: [{ path: dir, write: true }],
+    base: dir,
+    ...(options.deny ? { deny: options.deny } : {}),
+  });
+  return sandbox(directoryConfinement(dir, options), memory);
+}
+
+/** The confinement of a one-file sandbox: only `file` writable, its folder and `readRoots` readable. */
+export function singleFileConfinement(file: string, options: SandboxOptions = {}): Confinement {
+  return (
+    options.confinement ??
+    createConfinement({
+      roots: [
+        { path: dirname(file), write: true, only: [basename(file)] },
+        ...readOnly(options.readRoots),
+      ],
+      base: options.cwd ?? dirname(file),
+      ...(options.deny ? { deny: options.deny } : {}),
+    })
   );
+}
+
+/** Read the file's folder and `readRoots`; write or edit exactly one file. Used by session notes. */
+export function singleFileSandbox(file: string, options: SandboxOptions = {}): CanUseTool {
+  const confined = singleFileConfinement(file, options);
+  return sandbox(confined, confined);
 }

@@ -8,7 +8,7 @@
 import type { EngramEnvironment } from '../config/index.js';
 import { createFileTools, FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import { runForkedAgent } from '../llm/forked-agent.js';
-import { singleFileSandbox } from '../llm/sandbox.js';
+import { singleFileConfinement, singleFileSandbox } from '../llm/sandbox.js';
 import type { UsageAnchor } from '../llm/tokens.js';
 import type { ConversationPrefix, LanguageModel, ToolImplementation, Usage } from '../llm/types.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
@@ -151,7 +151,9 @@ async function runUpdate(
       maxSectionTokens: limits.maxSectionTokens,
       maxTotalTokens: limits.maxTotalTokens,
     }),
-    tools: options.tools ?? createFileTools(paths.dir),
+    tools:
+      options.tools ??
+      createFileTools(paths.dir, { confinement: singleFileConfinement(paths.notes) }),
     canUseTool: singleFileSandbox(paths.notes),
     maxTurns: options.maxTurns ?? 5,
     ...(options.signal ? { signal: options.signal } : {}),

@@ -71,6 +71,8 @@ describe('the sandbox, refusals as tool errors', () => {
     expect((await allow('write', { path: join(dir, 'outra.md'), content: 'x' })).behavior).toBe(
       'deny',
     );
-    expect((await allow('read', { path: '/etc/hostname' })).behavior).toBe('allow');
+    // Reads are confined too: the file's folder (and any read roots), never /etc.
+    expect((await allow('read', { path: '/etc/hostname' })).behavior).toBe('deny');
+    expect((await allow('read', { path: notes })).behavior).toBe('allow');
   });
 });

@@ -1,7 +1,3 @@
-import { lstat, realpath } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
-import { errnoCode } from '../../util/errors.js';
-
 /** The virtual root the Anthropic memory tool speaks in. */
 export const MEMORY_TOOL_ROOT = '/memories';
 
@@ -78,36 +74,4 @@ export function parseMemoryToolPath(path: unknown): MemoryToolPath {
 /** The tool path for a relative path, as results show it. */
 export function toolPathOf(rel: string): string {
   return rel === '' ? MEMORY_TOOL_ROOT : `${MEMORY_TOOL_ROOT}/${rel}`;
-}
-
-/**
- * Resolve symlinks on the deepest existing ancestor of `target` and refuse when the real
- * location is outside the real root: a link `/memories/x -> /etc` must not let a create write
- * `/etc/passwd`. Returns the real path to operate on.
- */
-export async function confinedRealPath(root: string, target: string): Promise<string | undefined> {
-  const realRoot = await realpath(root);
-  let current = target;
-  for (;;) {
-    try {
-      const real = await realpath(current);
-      if (real !== realRoot && !real.startsWith(realRoot + sep)) return undefined;
-      return join(real, relative(current, target));
-    } catch (error) {
-      if (errnoCode(error) !== 'ENOENT') throw error;
-      // A dangling link may point anywhere; following it on write would escape.
-      if (await isSymlink(current)) return undefined;
-      const parent = dirname(current);
-      if (parent === current) return undefined;
-      current = parent;
-    }
-  }
-}
-
-async function isSymlink(path: string): Promise<boolean> {
-  try {
-    return (await lstat(path)).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }
