@@ -7,7 +7,6 @@ import {
   engramHome,
   loadSettings,
   mergedSettings,
-  projectRoot,
   resolveMemoryChain,
   sanitizeProjectPath,
   validateAgentName,
