@@ -91,6 +91,7 @@ export {
 export {
   canWriteWithoutPrompt,
   defaultMemoryDir,
+  explicitMemoryDir,
   MEMORY_DIR_ENV,
   MEMORY_DIRECTORY_KEY,
   type MemoryDirResolution,
@@ -122,4 +123,9 @@ export {
   type ScanResult,
 } from './types.js';
 
-export { type PathCheck, validateMemoryPath } from './validate-path.js';
+export {
+  checkMemoryDirOnDisk,
+  type PathCheck,
+  systemLocation,
+  validateMemoryPath,
+} from './validate-path.js';

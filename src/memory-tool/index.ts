@@ -30,7 +30,6 @@ export {
 } from '../memdir/memory-tool/index-sync.js';
 
 export {
-  confinedRealPath,
   MEMORY_TOOL_ROOT,
   type MemoryToolPath,
   parseMemoryToolPath,

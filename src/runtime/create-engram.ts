@@ -32,6 +32,7 @@ import {
   summarizeRecallMetrics,
 } from '../recall/index.js';
 import { systemClock } from '../util/clock.js';
+import { EngramError } from '../util/errors.js';
 import { openEngramSession } from './session.js';
 import { projectSessionLister } from './sessions.js';
 import type { Engram, EngramOptions, RecallRequest } from './types.js';
