@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanMemoriesCached } from '../src/memdir/cached-scan.js';
 import { clearHeaderCaches, HEADER_CACHE_FILE } from '../src/memdir/header-cache.js';
@@ -64,7 +64,7 @@ describe('the header cache file across processes', () => {
         '-c',
         `ulimit -n 200 && exec "${process.execPath}" "${join(DIST, 'cli/main.js')}" recall --dir "${dir}" --model offline --no-log --json "what do we know about deploys"`,
       ],
-      { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: dir } },
+      { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: dirname(dir) } },
     );
     expect(result.stderr).not.toMatch(/EMFILE/);
     expect(result.status).toBe(0);
