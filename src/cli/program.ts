@@ -17,6 +17,7 @@ import { registerModelsCommands } from './commands/models.js';
 import { registerRecallCommands } from './commands/recall.js';
 import { registerSessionCommands } from './commands/session.js';
 import { registerTeamCommands } from './commands/team.js';
+import { registerUiCommands } from './commands/ui.js';
 import { CliExit, withCommonOptions } from './common.js';
 import type { CliIo } from './io.js';
 
@@ -67,6 +68,7 @@ export function buildProgram(io: CliIo): Command {
   registerDriftCommands(program, io);
   registerDoctorCommands(program, io);
   registerTeamCommands(program, io);
+  registerUiCommands(program, io);
   return program;
 }
 
