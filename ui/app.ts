@@ -259,7 +259,7 @@ async function doctorView(): Promise<HTMLElement> {
       'ul',
       {},
       ...(d.findings as Json[]).map((f) =>
-        el('li', { class: f.severity }, `[${f.severity}] ${f.file ?? ''} ${f.message ?? f.kind}`),
+        el('li', { class: f.severity }, `[${f.severity}] ${f.message ?? f.kind}`),
       ),
     ),
   );

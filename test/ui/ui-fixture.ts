@@ -37,5 +37,8 @@ export async function uiFixture() {
     env: { ENGRAM_HOME: join(home, '.engram') },
     homedir: home,
   });
+  // A little recall history for the charts and the memory's recall history (the default log).
+  for (const query of ['postgres migrations by hand?', 'release during the holiday freeze', 'hi'])
+    await engram.recall({ query });
   return { root, project, dir, home, engram };
 }
