@@ -115,7 +115,7 @@ export function checkMemoryDirOnDisk(path: string, home: string): PathCheck {
       ok: false,
       reason:
         existing === path
-          ? 'it exists and is not a directory'
+          ? `${path} is a file, not a memory directory`
           : `${existing} is not a directory, so it cannot be created`,
     };
   const system = systemLocation(real);
