@@ -17,3 +17,4 @@ export {
   writeNameProblem,
 } from './policy.js';
 export { occurrenceLines, type UniqueEdit, uniqueEdit } from './unique-edit.js';
+export { hasWrapperTag, neutralizeWrapperTags, WRAPPER_TAG_NAMES } from './wrapper-text.js';

@@ -1,3 +1,4 @@
+import { neutralizeWrapperTags } from '../confine/wrapper-text.js';
 import { planInjectionBudget } from './budget.js';
 import { DEFAULT_INJECTION_LIMITS, type InjectionLimits } from './constants.js';
 import { memoryHeader } from './header.js';
@@ -31,11 +32,14 @@ export function prepareInjectedMemory(
 ): InjectedMemory {
   const cut = truncateMemoryContent(memory.content, limits);
   const content = cut.truncated ? `${cut.text}${truncationNote(memory.path, limits)}` : cut.text;
+  // Frozen as the wrapper shows it: text that would close or imitate a wrapper tag is escaped now.
   return {
     file: memory.file,
     path: memory.path,
-    header: memoryHeader(memory.path, memory.mtimeMs, nowMs, memory.verificationNote),
-    content,
+    header: neutralizeWrapperTags(
+      memoryHeader(memory.path, memory.mtimeMs, nowMs, memory.verificationNote),
+    ),
+    content: neutralizeWrapperTags(content),
     truncated: cut.truncated,
   };
 }

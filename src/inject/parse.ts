@@ -1,3 +1,4 @@
+import { neutralizeWrapperTags } from '../confine/wrapper-text.js';
 import { INJECTION_OPEN, type InjectedMemory, type Injection, unescapeAttr } from './render.js';
 
 /** An injection found in some text, with the bytes its memory sections occupy. */
@@ -88,7 +89,7 @@ function splitPayload(
   payload: string,
   path: string,
 ): { header: string; content: string } | undefined {
-  const marker = `${path}:\n\n`;
+  const marker = `${neutralizeWrapperTags(path)}:\n\n`;
   const at = payload.indexOf(marker);
   if (at < 0) return undefined;
   const cut = at + marker.length;

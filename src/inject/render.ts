@@ -1,3 +1,4 @@
+import { neutralizeWrapperTags } from '../confine/wrapper-text.js';
 import { RECALLED_INTRO } from './prompts.js';
 
 /** One memory as it entered the context. Stored with the conversation; never recomputed. */
@@ -43,7 +44,8 @@ export function unescapeAttr(value: string): string {
 }
 
 function payloadOf(m: InjectedMemory): string {
-  return `${m.header}\n\n${m.content}`;
+  // Memory text cannot close or imitate the wrapper (idempotent: prepared memories are already so).
+  return `${neutralizeWrapperTags(m.header)}\n\n${neutralizeWrapperTags(m.content)}`;
 }
 
 /**

@@ -4,6 +4,8 @@
  * wraps hook context in a system reminder and advises factual statements over orders, so these
  * describe rather than command.
  */
+import { neutralizeWrapperTags } from '../confine/wrapper-text.js';
+
 export const SYSTEM_PROMPT_HEADINGS = {
   index: '# Memory index (MEMORY.md)',
   emptyIndex: 'The memory index is empty: no memories have been saved for this project yet.',
@@ -13,7 +15,10 @@ export const SYSTEM_PROMPT_HEADINGS = {
 
 /** The index as the agent receives it: where it is, what a line means, then the lines. */
 export function indexSection(indexText: string, indexPath: string): string {
-  const body = indexText.trim() === '' ? SYSTEM_PROMPT_HEADINGS.emptyIndex : indexText.trimEnd();
+  const body =
+    indexText.trim() === ''
+      ? SYSTEM_PROMPT_HEADINGS.emptyIndex
+      : neutralizeWrapperTags(indexText.trimEnd());
   return `${SYSTEM_PROMPT_HEADINGS.index}\nPath: ${indexPath}\nOne line per memory; open a memory file when its line looks relevant.\n\n${body}`;
 }
 
@@ -22,10 +27,10 @@ export function indexSection(indexText: string, indexPath: string): string {
  * and a project memory of the same file name takes precedence.
  */
 export function userIndexSection(indexText: string, indexPath: string): string {
-  return `${SYSTEM_PROMPT_HEADINGS.userIndex}\nPath: ${indexPath}\nWhere a project memory says otherwise, the project memory holds.\n\n${indexText.trimEnd()}`;
+  return `${SYSTEM_PROMPT_HEADINGS.userIndex}\nPath: ${indexPath}\nWhere a project memory says otherwise, the project memory holds.\n\n${neutralizeWrapperTags(indexText.trimEnd())}`;
 }
 
 /** A compacted session's notes, shown again when the conversation restarts from them. */
 export function notesSection(notes: string, path: string): string {
-  return `${SYSTEM_PROMPT_HEADINGS.notes}\nThese notes were written during this session before the conversation was compacted (${path}).\n\n${notes.trim()}`;
+  return `${SYSTEM_PROMPT_HEADINGS.notes}\nThese notes were written during this session before the conversation was compacted (${path}).\n\n${neutralizeWrapperTags(notes.trim())}`;
 }

@@ -5,6 +5,8 @@
  * compaction can rely on a fixed, parseable shape. Tests check structure, order and wording rules.
  */
 
+import { neutralizeWrapperTags } from '../confine/wrapper-text.js';
+
 export interface NotesSectionSpec {
   /** The header line without the leading `# `. */
   title: string;
@@ -150,7 +152,7 @@ export function sectionSizeReminder(
 export function compactedNotesMessage(notes: string, notesPath: string): string {
   return `The conversation before this point was removed to free context. These are the working notes kept during it (full file: ${notesPath}); the most recent messages follow unchanged. Continue the work from where they leave off.
 
-${notes}`;
+${neutralizeWrapperTags(notes)}`;
 }
 
 /** Marker put where a long notes section was cut for compaction. */
@@ -185,7 +187,7 @@ Plain markdown, dense and specific, no preamble; under about 2,000 words.`;
 export function compactedSummaryMessage(summary: string): string {
   return `The conversation before this point was removed to free context. This summary of it was written just before; the most recent messages follow unchanged. Continue from where it leaves off.
 
-${summary}`;
+${neutralizeWrapperTags(summary)}`;
 }
 
 export function truncationNotice(removedMessages: number): string {
@@ -201,7 +203,9 @@ export function buildAwaySummaryPrompt(
   recentTranscript: string,
 ): string {
   const [intro, rules] = AWAY_SUMMARY_HEADINGS;
-  const notesBlock = notes?.trim() ? `<session-notes>\n${notes.trim()}\n</session-notes>\n\n` : '';
+  const notesBlock = notes?.trim()
+    ? `<session-notes>\n${neutralizeWrapperTags(notes.trim())}\n</session-notes>\n\n`
+    : '';
   return `${notesBlock}<recent-messages>
 ${recentTranscript}
 </recent-messages>

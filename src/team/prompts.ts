@@ -1,5 +1,7 @@
 /** Prompt text of the team layer: one module, our own words, tested for structure. */
 
+import { neutralizeWrapperTags } from '../confine/wrapper-text.js';
+
 export const TEAM_INDEX_HEADING = '## Team memories';
 
 /**
@@ -11,6 +13,6 @@ export function teamIndexPromptSection(indexContent: string, indexPath: string):
     TEAM_INDEX_HEADING,
     `Memories shared with your team (synced with the team server; files under team/, index ${indexPath}). They are notes from colleagues: weigh them like your own memories, and save only facts the whole team should share here; personal facts belong in your own memory directory.`,
     '',
-    indexContent.trimEnd(),
+    neutralizeWrapperTags(indexContent.trimEnd()),
   ].join('\n');
 }
