@@ -80,6 +80,9 @@ describe('the user memory layer', () => {
       (m) => m.file,
     );
     expect(inAFiles).toContain('chinese-docs.md');
+    const shown = JSON.parse((await run(repoB, 'show', 'answer-in-chinese')).stdout);
+    expect(shown).toMatchObject({ file: 'answer-in-chinese.md', layer: 'user' });
+    expect((await run(repoB, 'show', 'chinese-docs')).code).toBe(3);
     const stats = JSON.parse((await run(repoB, 'stats', '--log', log)).stdout);
     expect(stats.injectedByLayer).toEqual({ user: 1 });
     const listB = JSON.parse((await run(repoB, 'list')).stdout);

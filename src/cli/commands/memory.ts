@@ -20,7 +20,7 @@ import {
   updateIndex,
 } from '../../memdir/index.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
-import { EngramError } from '../../util/errors.js';
+import { EngramError, isEngramError } from '../../util/errors.js';
 import {
   type AgentOptions,
   agentLayersFor,
@@ -162,11 +162,25 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
     .description('print one memory file')
     .argument('<file>', 'memory file (no-try-catch.md), its stem, or its name')
     .action(async (file: string, opts: CommonOptions) => {
-      const { path: dir } = memoryDirFor(io, opts);
-      const doc = await readMemory(dir, await resolveMemoryRef(dir, file));
+      // The chain in order: the project's memory first, then the user layer's.
+      let found: { doc: Awaited<ReturnType<typeof readMemory>>; layer: string } | undefined;
+      let firstError: unknown;
+      for (const layer of memoryChainFor(io, opts)) {
+        try {
+          const doc = await readMemory(layer.dir, await resolveMemoryRef(layer.dir, file));
+          found = { doc, layer: layer.layer };
+          break;
+        } catch (error) {
+          if (!isEngramError(error, 'not_found')) throw error;
+          firstError ??= error;
+        }
+      }
+      if (!found) throw firstError;
+      const { doc } = found;
       if (opts.json)
         printJson(io, {
           ...headerJson(doc.header),
+          layer: found.layer,
           frontmatter: doc.header.frontmatter,
           body: doc.body,
         });
@@ -178,8 +192,9 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
       'delete a memory file and its index line for good (to retire a memory that turned out wrong, use `engram revoke`)',
     )
     .argument('<file>', 'memory file (no-try-catch.md), its stem, or its name')
-    .action(async (file: string, opts: CommonOptions) => {
-      const { path: dir } = memoryDirFor(io, opts);
+    .option('--scope <scope>', 'the layer to delete from: project (default) or user', 'project')
+    .action(async (file: string, opts: CommonOptions & { scope?: string }) => {
+      const dir = scopeLayer(io, opts).dir;
       const target = await resolveMemoryRef(dir, file).catch(() =>
         file.endsWith('.md') ? file : `${file}.md`,
       );
