@@ -7,11 +7,13 @@
  * - at least one distinctive shared word: not a weak or generic word ("need", "add", "user"), and
  *   not a word most of the memories hold (eight "service N" notes share "service"; it tells them
  *   apart from nothing);
- * - as many distinctive query words as the best-covered candidate matches (coordination level:
- *   a memory sharing one word of "deploy the billing service" is weaker evidence than one
- *   sharing three, however its score was lifted by type or recency);
- * - a score that is not a small fraction of the best candidate's: a memory matching one side word
- *   of a query that another memory answers squarely is noise next to it.
+ * - at least two thirds as many distinctive query words as the best-covered candidate matches
+ *   (coordination level: a memory sharing one word of "deploy the billing service" is weaker
+ *   evidence than one sharing three, however its score was lifted by type or recency; a prompt
+ *   asking two things, "the visa photo and fee", keeps the memory answering each part);
+ * - a relevance or score that is not a small fraction of the best candidate's (among those sharing
+ *   no more words): a memory matching one side word of a query that another memory answers
+ *   squarely is noise next to it.
  * The constants were chosen on the development labeled set (eval/recall-sets/coding-agent.json)
  * and checked on the held-out one (docs/eval.md has both results).
  */
@@ -52,19 +54,21 @@ export function selectRelevant<T extends CutoffCandidate>(
   const evidence = (r: T) => (anyDistinctive ? r.distinctive : r.overlap);
   const eligible = ranked.filter((r) => evidence(r) > 0 && r.score > 0);
   let level = 0;
-  let bestRelevance = 0;
-  let bestScore = 0;
-  for (const r of eligible) {
-    level = Math.max(level, evidence(r));
-    bestRelevance = Math.max(bestRelevance, r.relevance);
-    bestScore = Math.max(bestScore, r.score);
-  }
-  // Near the best either by the match alone or by the full score (type and recency included), so
-  // the top-ranked memory always stays and an equal match of a lighter type is not cut for it.
-  return eligible.filter(
-    (r) =>
-      evidence(r) >= level &&
-      (r.relevance >= cutoff.relativeFloor * bestRelevance ||
-        r.score >= cutoff.relativeFloor * bestScore),
-  );
+  for (const r of eligible) level = Math.max(level, evidence(r));
+  const leveled = eligible.filter((r) => evidence(r) >= Math.ceil((level * 2) / 3));
+  // Each candidate is measured against the best of those sharing no more words than it does: a
+  // memory answering one part of a two-part prompt is not cut for the one answering the other.
+  return leveled.filter((r) => {
+    let bestRelevance = 0;
+    let bestScore = 0;
+    for (const o of leveled) {
+      if (evidence(o) > evidence(r)) continue;
+      bestRelevance = Math.max(bestRelevance, o.relevance);
+      bestScore = Math.max(bestScore, o.score);
+    }
+    return (
+      r.relevance >= cutoff.relativeFloor * bestRelevance ||
+      r.score >= cutoff.relativeFloor * bestScore
+    );
+  });
 }

@@ -16,7 +16,6 @@ import { stem } from './stem.js';
 
 /** Software work. Cases: coding-agent.json unless marked heldout (heldout-platform.json). */
 export const SOFTWARE_TAXONOMY = `
-test: tests testing unittest e2e pytest jest vitest 测试
 dependency: dependencies package packages library install npm pnpm yarn pip poetry lockfile
 database: db sql postgres postgresql mysql sqlite schema migration migrations table column 数据
 deploy: deployment rollout 部署 上线
@@ -26,7 +25,6 @@ monitoring: dashboard metrics grafana datadog observability
 logging: log logger 日志
 format: formatter reformat lint gofmt prettier black isort
 pr: pullrequest
-cache: redis caching stale invalidate 缓存
 flag: toggle launchdarkly
 incident: outage postmortem
 language: 语言 中文 英文 chinese english
