@@ -3,8 +3,6 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { cutoffReport, formatCutoffReport } from '../../eval/cutoff-report.js';
 import { defaultLocomoPath, LOCOMO_DATA_ENV, loadLocomo } from '../../eval/locomo.js';
-import { loadLabeledSet } from '../../eval/recall/labeled-set.js';
-import { formatRecallSetReport, runRecallSet } from '../../eval/recall/run-set.js';
 import { buildReport, CATEGORY_NAMES, formatReport } from '../../eval/report.js';
 import { bm25Ranker, engramRanker, type RankerRun, runRanker } from '../../eval/runner.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
@@ -96,6 +94,11 @@ export function registerEvalCommands(program: Command, io: CliIo): void {
     .option('--json', 'print machine-readable JSON')
     .option('--check', 'exit 1 when a target is missed')
     .action(async (opts: { set: string; json?: boolean; check?: boolean }) => {
+      // Loaded here: zod and yaml are for this command only, never on every CLI start.
+      const [{ loadLabeledSet }, { formatRecallSetReport, runRecallSet }] = await Promise.all([
+        import('../../eval/recall/labeled-set.js'),
+        import('../../eval/recall/run-set.js'),
+      ]);
       const set = await loadLabeledSet(resolve(io.cwd, opts.set));
       const report = await runRecallSet(set);
       if (opts.json) printJson(io, report);
