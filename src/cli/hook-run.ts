@@ -3,6 +3,7 @@
  * and the lean hook entry (`main.ts` → `hook-argv.ts`) both end here, so the two behave the same.
  * Extraction, consolidation and session notes load only for the events that use them.
  */
+
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { engramHome } from '../config/index.js';
+import { redactUrlCredentials } from '../confine/policy.js';
 import { claimRefreshDue } from '../drift/refresh-marker.js';
 import type { HookContext } from '../hooks/events.js';
 import { type HookCommandName, type HookInput, parseHookInput } from '../hooks/input.js';
@@ -70,7 +72,8 @@ async function contextFor(
   for (const w of engram.memoryDirResolution.warnings) io.stderr(`engram: warning: ${w}\n`);
   return {
     engram,
-    log: (line) => io.stderr(`engram: ${line}\n`),
+    // Hook lines land in ~/.engram/hooks/*.log: never a URL's credentials.
+    log: (line) => io.stderr(`engram: ${redactUrlCredentials(line)}\n`),
     refreshClaims: (files) => refreshClaimsDetached(io, cwd, engram.memoryDir, files),
   };
 }
@@ -293,7 +296,9 @@ export async function runHookCommand(
     output = result;
   } catch (error) {
     io.stdout('{}\n');
-    io.stderr(`engram: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr(
+      `engram: ${redactUrlCredentials(error instanceof Error ? error.message : String(error))}\n`,
+    );
     return 1;
   } finally {
     clearTimeout(timer);

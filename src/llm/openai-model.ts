@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type OpenAI from 'openai';
+import { redactUrlCredentials } from '../confine/policy.js';
 import { importOptional } from '../util/optional-import.js';
 import { DEFAULT_MAX_TOKENS } from './anthropic-model.js';
 import { ModelError } from './model-error.js';
@@ -75,8 +76,8 @@ export function createOpenAIModel(options: OpenAIModelOptions): LanguageModel {
         if (ids.length !== 1 || !ids[0])
           throw new ModelError(
             ids.length === 0
-              ? `The server at ${options.baseURL} lists no model; set ENGRAM_MODEL=openai:<model>.`
-              : `The server at ${options.baseURL} serves ${ids.length} models; pick one with ENGRAM_MODEL=openai:<model> (${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''}).`,
+              ? `The server at ${redactUrlCredentials(options.baseURL ?? '')} lists no model; set ENGRAM_MODEL=openai:<model>.`
+              : `The server at ${redactUrlCredentials(options.baseURL ?? '')} serves ${ids.length} models; pick one with ENGRAM_MODEL=openai:<model> (${ids.slice(0, 10).join(', ')}${ids.length > 10 ? ', …' : ''}).`,
             { isRetryable: false },
           );
         modelId = ids[0];

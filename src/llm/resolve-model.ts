@@ -1,3 +1,4 @@
+import { redactUrlCredentials } from '../confine/policy.js';
 import { createAnthropicModel } from './anthropic-model.js';
 import { createOpenAIModel, PLACEHOLDER_API_KEY } from './openai-model.js';
 import type { LanguageModel } from './types.js';
@@ -93,7 +94,11 @@ export function resolveModel(options: ResolveModelOptions = {}): ModelResolution
       // Explicit, so the SDK never picks up a different process environment than `env`.
       baseURL: baseURL ?? ANTHROPIC_DEFAULT_BASE_URL,
     });
-    return { ok: true, model, description: `anthropic:${id}${baseURL ? ` at ${baseURL}` : ''}` };
+    return {
+      ok: true,
+      model,
+      description: `anthropic:${id}${baseURL ? ` at ${redactUrlCredentials(baseURL)}` : ''}`,
+    };
   }
 
   const baseURL = env.OPENAI_BASE_URL;
@@ -112,5 +117,9 @@ export function resolveModel(options: ResolveModelOptions = {}): ModelResolution
     baseURL: baseURL ?? OPENAI_DEFAULT_BASE_URL,
   });
   const named = id ?? 'the model the server serves';
-  return { ok: true, model, description: `openai:${named}${baseURL ? ` at ${baseURL}` : ''}` };
+  return {
+    ok: true,
+    model,
+    description: `openai:${named}${baseURL ? ` at ${redactUrlCredentials(baseURL)}` : ''}`,
+  };
 }

@@ -50,15 +50,34 @@ export function parseFrontmatter(
   if (simple) return { found: true, data: simple, body };
   const yamlText = yamlLines.slice(1).join('\n');
   try {
-    const parsed: unknown = loadYaml().parse(yamlText);
+    // Silent and without pretty errors: the YAML library would otherwise print (and put in its
+    // messages) the offending line, and a frontmatter line may hold a secret.
+    const doc = loadYaml().parseDocument(yamlText, { logLevel: 'silent', prettyErrors: false });
+    const first = doc.errors[0];
+    if (first) return { found: true, data: {}, body, error: yamlProblem(first, yamlText) };
+    const parsed: unknown = doc.toJS();
     const data =
       parsed && typeof parsed === 'object' && !Array.isArray(parsed)
         ? (parsed as Record<string, unknown>)
         : {};
     return { found: true, data, body };
   } catch (error) {
-    return { found: true, data: {}, body, error: (error as Error).message };
+    return { found: true, data: {}, body, error: yamlProblem(error, yamlText) };
   }
+}
+
+/**
+ * A YAML problem named by its line in the file (the `---` is line 1) and the library's code, never
+ * by the text of the line. Pure.
+ */
+export function yamlProblem(error: unknown, yamlText: string): string {
+  const e = error as { code?: unknown; pos?: unknown };
+  const code = typeof e?.code === 'string' ? e.code : 'YAML_ERROR';
+  const at = Array.isArray(e?.pos) && typeof e.pos[0] === 'number' ? e.pos[0] : undefined;
+  if (at === undefined) return `YAML error ${code}`;
+  // The YAML text starts on the file's line 2, after the opening `---`.
+  const line = yamlText.slice(0, at).split('\n').length + 1;
+  return `YAML error ${code} at line ${line}`;
 }
 
 const KEY_VALUE = /^([A-Za-z_][A-Za-z0-9_-]*): +(\S.*)$/u;

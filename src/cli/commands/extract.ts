@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { redactUrlCredentials } from '../../confine/policy.js';
 import {
   createExtractor,
   DEFAULT_EXTRACTION_CONTEXT_TOKENS,
@@ -147,18 +148,19 @@ export function registerExtractCommands(program: Command, io: CliIo): void {
           newMessageCount: run.newMessageCount,
           turns: run.turns,
           usage: run.usage ?? null,
-          warnings: run.warnings,
+          warnings: run.warnings.map(redactUrlCredentials),
           memoryDir,
           model: resolution.description,
-          error: run.error?.message ?? null,
+          error: run.error ? redactUrlCredentials(run.error.message) : null,
         });
       } else {
         io.stdout(describeRun(run));
-        for (const w of run.warnings) io.stderr(`engram: warning: ${w}\n`);
+        for (const w of run.warnings) io.stderr(`engram: warning: ${redactUrlCredentials(w)}\n`);
         if (run.cursorAfter && run.outcome !== 'failed') io.stdout(`cursor: ${run.cursorAfter}\n`);
       }
       if (run.outcome === 'failed') {
-        if (!opts.json && run.error) io.stderr(`engram: ${run.error.message}\n`);
+        if (!opts.json && run.error)
+          io.stderr(`engram: ${redactUrlCredentials(run.error.message)}\n`);
         throw new CliExit(1);
       }
     });

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { redactUrlCredentials } from '../../confine/policy.js';
 import { isModelError, MODEL_CHECK_PROMPT } from '../../llm/index.js';
 
 /** Enough for a reasoning model (gpt-5-mini) to think briefly and still answer. */
@@ -75,11 +76,14 @@ export function registerModelsCommands(program: Command, io: CliIo): void {
             `time: ${result.durationMs} ms\n`,
         );
       } catch (error) {
-        const message = deadline.signal.aborted
-          ? `no answer within ${timeoutMs} ms (--timeout)`
-          : error instanceof Error
-            ? error.message
-            : String(error);
+        // An SDK's message may name the request URL, credentials included.
+        const message = redactUrlCredentials(
+          deadline.signal.aborted
+            ? `no answer within ${timeoutMs} ms (--timeout)`
+            : error instanceof Error
+              ? error.message
+              : String(error),
+        );
         const details = isModelError(error)
           ? { status: error.status ?? null, isRetryable: error.isRetryable }
           : {};

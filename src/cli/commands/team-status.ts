@@ -1,4 +1,5 @@
 import { readdir } from 'node:fs/promises';
+import { redactUrlCredentials } from '../../confine/policy.js';
 import {
   readAnySyncState,
   readLocalTeamFiles,
@@ -49,7 +50,7 @@ export async function teamStatus(teamDir: string, config: TeamClientConfig): Pro
     missing ?? (last?.permanent ? (last.failure?.message ?? 'permanent failure') : null);
   const lines = [
     `team folder: ${teamDir}`,
-    `server: ${config.url ?? '(not set)'}  repo: ${config.repo ?? '(not set)'}  token: ${config.token ? 'set' : 'not set'}`,
+    `server: ${config.url ? redactUrlCredentials(config.url) : '(not set)'}  repo: ${config.repo ?? '(not set)'}  token: ${config.token ? 'set' : 'not set'}`,
     `local files: ${local.contents.size}, pending push: ${pending.length}`,
     `server version seen: ${sameServer ? state.version : 'none'}; last pull: ${sameServer ? (state.lastPull ?? 'never') : 'never'}`,
     `last push: ${last ? `${last.at} ${last.ok ? `ok (${last.pushed} keys)` : `failed: ${last.failure?.message}`}` : 'never'}`,
@@ -57,7 +58,7 @@ export async function teamStatus(teamDir: string, config: TeamClientConfig): Pro
   ];
   return {
     teamDir,
-    url: config.url ?? null,
+    url: config.url ? redactUrlCredentials(config.url) : null,
     repo: config.repo ?? null,
     hasToken: Boolean(config.token),
     localFiles: local.contents.size,

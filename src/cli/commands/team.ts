@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
+import { redactUrlCredentials } from '../../confine/policy.js';
 import {
   checkTeamKey,
   DEFAULT_WATCH_DEBOUNCE_MS,
@@ -107,8 +108,15 @@ export function registerTeamCommands(program: Command, io: CliIo): void {
     .action(async (opts: { url: string; token: string; repo: string; json?: boolean }) => {
       const path = await saveTeamLogin(io, { url: opts.url, token: opts.token, repo: opts.repo });
       if (opts.json)
-        printJson(io, { url: opts.url.replace(/\/+$/, ''), repo: opts.repo, settings: path });
-      else io.stdout(`team server ${opts.url} for repo ${opts.repo} saved in ${path}\n`);
+        printJson(io, {
+          url: redactUrlCredentials(opts.url.replace(/\/+$/, '')),
+          repo: opts.repo,
+          settings: path,
+        });
+      else
+        io.stdout(
+          `team server ${redactUrlCredentials(opts.url)} for repo ${opts.repo} saved in ${path}\n`,
+        );
     });
 
   withCommonOptions(

@@ -1,6 +1,7 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type EngramEnvironment, readSettingsFile, settingsPaths } from '../../config/index.js';
+import { redactUrlCredentials } from '../../confine/policy.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { EngramError } from '../../util/errors.js';
 
@@ -52,10 +53,16 @@ export async function saveTeamLogin(
   try {
     parsed = new URL(login.url);
   } catch {
-    throw new EngramError('invalid_input', `--url needs an http(s) URL (got "${login.url}")`);
+    throw new EngramError(
+      'invalid_input',
+      `--url needs an http(s) URL (got "${redactUrlCredentials(login.url)}")`,
+    );
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new EngramError('invalid_input', `--url needs an http(s) URL (got "${login.url}")`);
+    throw new EngramError(
+      'invalid_input',
+      `--url needs an http(s) URL (got "${redactUrlCredentials(login.url)}")`,
+    );
   }
   const path = settingsPaths(environment).user;
   const current = readSettingsFile('user', path).data;
