@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 
@@ -51,4 +52,20 @@ function worktreeCommonRoot(dir: string, dotGitFile: string): string | undefined
 /** `/home/me/src/app` → `-home-me-src-app` (Claude Code's project-folder convention). Pure. */
 export function sanitizeProjectPath(path: string): string {
   return path.replace(/[^a-zA-Z0-9]/g, '-');
+}
+
+/** Hex digits of the path hash in a project key. */
+export const PROJECT_KEY_HASH_LENGTH = 8;
+
+/**
+ * The folder name of a project under `$ENGRAM_HOME/projects/`: the readable sanitized root plus
+ * the first 8 hex digits of the root's sha256 (`/home/me/my-app` → `-home-me-my-app-1f2e3d4c`).
+ * Always hashed: sanitizing turns `/` into `-` too, so almost every path shares its sanitized name
+ * with another (`/a/my-app`, `/a/my.app`, `/a/my_app`, `/a/my app`, `/a/my/app`), and a key that
+ * is never the bare sanitized name can never land in a folder the old scheme made for another
+ * path (such folders are only taken over by the ownership-checked migration). Pure.
+ */
+export function projectKey(root: string): string {
+  const hash = createHash('sha256').update(root, 'utf8').digest('hex');
+  return `${sanitizeProjectPath(root)}-${hash.slice(0, PROJECT_KEY_HASH_LENGTH)}`;
 }

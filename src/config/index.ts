@@ -23,7 +23,13 @@ export {
   managedDir,
   projectRoot,
 } from './environment.js';
-export { findGitLocation, type GitLocation, sanitizeProjectPath } from './git-root.js';
+export {
+  findGitLocation,
+  type GitLocation,
+  PROJECT_KEY_HASH_LENGTH,
+  projectKey,
+  sanitizeProjectPath,
+} from './git-root.js';
 export {
   layerForScope,
   type MemoryChainInput,

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type EngramEnvironment, sanitizeProjectPath } from '../config/index.js';
+import { type EngramEnvironment, projectKey } from '../config/index.js';
 import {
   canWriteWithoutPrompt,
   checkMemoryDirOnDisk,
@@ -36,11 +36,11 @@ function writeJson(path: string, value: unknown): void {
 }
 
 describe('resolveMemoryDir', () => {
-  it('defaults to $ENGRAM_HOME/projects/<sanitized git root>/memory, from any subfolder', () => {
+  it('defaults to $ENGRAM_HOME/projects/<sanitized git root>-<hash>/memory, from any subfolder', () => {
     const { env, repo, home } = setup();
     const r = resolveMemoryDir(env);
     expect(r.source).toBe('default');
-    expect(r.path).toBe(join(home, '.engram', 'projects', sanitizeProjectPath(repo), 'memory'));
+    expect(r.path).toBe(join(home, '.engram', 'projects', projectKey(repo), 'memory'));
     expect(r.writeWithoutPrompt).toBe(true);
   });
 

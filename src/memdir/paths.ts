@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { sanitizeProjectPath } from '../config/git-root.js';
+import { projectKey } from '../config/git-root.js';
 import {
   defaultEnvironment,
   type EngramEnvironment,
@@ -13,6 +13,7 @@ import {
   type SettingsFile,
 } from '../config/index.js';
 import { EngramError } from '../util/errors.js';
+import { migrateProjectFolder } from './project-migration.js';
 import { checkMemoryDirOnDisk, validateMemoryPath } from './validate-path.js';
 
 export type MemoryDirSource = 'env' | 'policy' | 'flag' | 'local' | 'user' | 'default';
@@ -42,14 +43,29 @@ export interface ResolveMemoryDirOptions {
   settings?: SettingsFile[];
 }
 
-/** `$ENGRAM_HOME/projects/<sanitized git root>/memory`. */
+/**
+ * `$ENGRAM_HOME/projects/<sanitized git root>-<8 hex of its sha256>/memory` (see `projectKey`):
+ * `my-app`, `my.app`, `my_app` and `my app` side by side get four folders; worktrees share their
+ * repository's (the key is built from the main checkout).
+ */
 export function defaultMemoryDir(environment: EngramEnvironment = defaultEnvironment()): string {
-  return join(
-    engramHome(environment),
-    'projects',
-    sanitizeProjectPath(projectRoot(environment)),
-    'memory',
-  );
+  return join(engramHome(environment), 'projects', projectKey(projectRoot(environment)), 'memory');
+}
+
+/** Move this project's folder from the old unhashed key when it is provably its own. */
+function migrateDefault(environment: EngramEnvironment, root: string, warnings: string[]): void {
+  try {
+    const m = migrateProjectFolder(join(engramHome(environment), 'projects'), root);
+    if (m.kind === 'ambiguous') {
+      warnings.push(
+        `${m.from} (from an older engram) may hold this project's memories, but ${m.others.length > 0 ? `${m.others.join(', ')} could own it too` : "it cannot be shown to be this project's alone"}; it was not moved. If it is this project's, move its memory folder to ${m.to}.`,
+      );
+    }
+  } catch (error) {
+    warnings.push(
+      `could not move the old project folder to its new name: ${(error as Error).message}`,
+    );
+  }
 }
 
 /**
@@ -91,6 +107,7 @@ export function resolveMemoryDir(
   fromSettings('user');
   const chosen = candidates[0];
   if (!chosen) {
+    migrateDefault(environment, root, warnings);
     return {
       path: defaultMemoryDir(environment),
       source: 'default',
