@@ -47,26 +47,37 @@ if (door === 'tool') {
 }
 `;
 
-/** Run the writer over [from, 100), SIGKILL it at a random instant; returns where it got to. */
-function runUntilKilled(door: 'tool' | 'save', from: number): Promise<number> {
+/**
+ * Run the writer over [from, 100) and SIGKILL it at a random instant inside its next few writes:
+ * after a random number of finished items (so a kill always finds work left, however fast or slow
+ * the machine is), plus a random few milliseconds (so it lands inside a write, not between two).
+ * Returns where it got to and whether the kill landed before the writer finished.
+ */
+function runUntilKilled(
+  door: 'tool' | 'save',
+  from: number,
+): Promise<{ reached: number; killed: boolean }> {
   const child = spawn(
     process.execPath,
     ['--input-type=module', '-e', WRITER, dir, door, String(from), '100', pathToFileURL(DIST).href],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let last = from - 1;
+  let written = 0;
+  const killAfter = 1 + Math.floor(Math.random() * 12);
   let timer: NodeJS.Timeout | undefined;
   child.stdout?.on('data', (d: Buffer) => {
     for (const n of d.toString().split('\n').filter(Boolean)) {
-      // The kill lands at a random instant after the writer started writing.
-      if (n === 'ready') timer = setTimeout(() => child.kill('SIGKILL'), 100 + Math.random() * 900);
-      else last = Math.max(last, Number(n));
+      if (n === 'ready') continue;
+      last = Math.max(last, Number(n));
+      if (++written === killAfter)
+        timer = setTimeout(() => child.kill('SIGKILL'), Math.random() * 15);
     }
   });
   return new Promise((done) =>
-    child.once('close', () => {
+    child.once('close', (_code, signal) => {
       clearTimeout(timer);
-      done(last + 1);
+      done({ reached: last + 1, killed: signal === 'SIGKILL' });
     }),
   );
 }
@@ -88,10 +99,10 @@ describe('kill -9 at random points of 100 memory-tool creates and 100 saves', ()
       let next = 0;
       let kills = 0;
       while (next < 100) {
-        const reached = await runUntilKilled(door, next);
-        kills++;
+        const run = await runUntilKilled(door, next);
+        if (run.killed) kills++;
         // The interrupted item is retried: a create must not meet a half file "already exists".
-        next = reached;
+        next = run.reached;
       }
       const files = await listMemoryFiles(dir);
       expect(files).toHaveLength(100);
