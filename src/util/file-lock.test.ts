@@ -32,15 +32,18 @@ afterEach(async () => {
 const HOLDER = `
 const [lockPath, marker, rounds, modulePath, holdMs] = process.argv.slice(1);
 const { withFileLock } = await import(modulePath);
-const { open, unlink, appendFile, readFile } = await import('node:fs/promises');
+const { link, unlink, appendFile, readFile, writeFile } = await import('node:fs/promises');
+// The marker appears whole or not at all (a hard link of a file already holding the pid): a holder
+// killed between creating it and writing its pid must not leave an empty marker that every later
+// holder would count as a second holder.
+const mine = marker + '.' + process.pid;
+await writeFile(mine, String(process.pid));
 const alive = (pid) => { try { process.kill(pid, 0); return true; } catch (e) { return e.code === 'EPERM'; } };
 for (let i = 0; i < Number(rounds); i++) {
   await withFileLock(lockPath, async () => {
     for (;;) {
       try {
-        const handle = await open(marker, 'wx');
-        await handle.write(String(process.pid));
-        await handle.close();
+        await link(mine, marker);
         break;
       } catch {
         const pid = Number(await readFile(marker, 'utf8').catch(() => '0'));
@@ -54,6 +57,7 @@ for (let i = 0; i < Number(rounds); i++) {
     await unlink(marker);
   }, { timeoutMs: 60_000 });
 }
+await unlink(mine);
 `;
 
 function holder(
