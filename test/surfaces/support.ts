@@ -22,8 +22,7 @@ export function run(
   args: string[],
   options: { stdin?: string; cwd?: string; extraEnv?: NodeJS.ProcessEnv } = {},
 ) {
-  return new Promise<{ code: number; stdout: string; stderr: string; ms: number }>((done) => {
-    const started = performance.now();
+  return new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
     const child = execFile(
       process.execPath,
       [MAIN, ...args],
@@ -33,7 +32,6 @@ export function run(
           code: error ? Number(error.code ?? 1) : 0,
           stdout,
           stderr,
-          ms: performance.now() - started,
         }),
     );
     child.stdin?.end(options.stdin ?? '');
