@@ -1,3 +1,5 @@
+import { readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_PROMPTS } from '../src/cli/commands/demo.js';
 import { runCaptured, testIo } from '../src/cli/test-io.js';
@@ -22,6 +24,24 @@ describe('engram demo (the quickstart command)', () => {
       [],
     ]);
     expect(out.turns[0].injection).toMatch(/^<system-reminder>/);
+  });
+
+  it('leaves the shipped sample project untouched: it runs on a temporary copy', async () => {
+    const sample = resolve(import.meta.dirname, '..', 'examples', 'sample-project');
+    const tree = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+        const path = join(dir, e.name);
+        return e.isDirectory()
+          ? [`${path}/`, ...tree(path)]
+          : [`${path} ${statSync(path).size} ${statSync(path).mtimeMs}`];
+      });
+    const before = tree(sample);
+    const run = await runCaptured(['demo', '--json'], testIo());
+    expect(run.code).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(out.project).toBe(sample);
+    expect(out.memoryDir.startsWith(join(sample, 'memory'))).toBe(false);
+    expect(tree(sample)).toEqual(before);
   });
 
   it('refuses a project directory that does not exist', async () => {

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
@@ -44,55 +45,80 @@ export function registerDemoCommands(program: Command, io: CliIo): void {
     .option('--dir <path>', 'memory directory (default: <project>/memory when it exists)')
     .option('--json', 'print machine-readable JSON')
     .action(async (prompts: string[], opts: DemoOptions) => {
-      const cwd = resolve(io.cwd, opts.cwd ?? sampleProject());
-      if (!existsSync(cwd)) throw new EngramError('not_found', `No such project directory: ${cwd}`);
-      const projectMemory = join(cwd, 'memory');
-      const memoryDir = opts.dir
-        ? resolve(io.cwd, opts.dir)
-        : existsSync(projectMemory)
-          ? projectMemory
-          : undefined;
-      const memory = await openMemory({
-        cwd,
-        env: io.env,
-        homedir: io.homedir,
-        ...(memoryDir ? { memoryDir } : {}),
-        sessionId: 'demo',
-      });
-      const system = await memory.systemPrompt();
-      const history: Message[] = [];
-      const turns: Array<{ prompt: string; injection: string }> = [];
-      for (const [i, prompt] of (prompts.length > 0 ? prompts : DEMO_PROMPTS).entries()) {
-        await memory.beforeTurn(prompt, history);
-        const injection = memory.attachments(history).join('');
-        turns.push({ prompt, injection });
-        // Keep the injection in the history, as a host would, so later turns do not repeat it.
-        history.push({
-          id: `demo-user-${i}`,
-          role: 'user',
-          content: [
-            { type: 'text', text: prompt },
-            ...(injection ? [{ type: 'text' as const, text: injection }] : []),
-          ],
-        });
+      const shipped = opts.cwd === undefined;
+      const requested = resolve(io.cwd, opts.cwd ?? sampleProject());
+      if (!existsSync(requested)) {
+        throw new EngramError('not_found', `No such project directory: ${requested}`);
       }
-      await memory.close({ timeoutMs: 1_000 });
-      if (opts.json) {
-        printJson(io, { project: cwd, memoryDir: memory.memoryDir, systemPrompt: system, turns });
-        return;
-      }
-      io.stdout(`engram demo — project ${cwd}\nmemory directory ${memory.memoryDir}\n`);
-      io.stdout('recall: offline ranker (embedded default: no server, no API key)\n\n');
-      io.stdout(
-        `${'='.repeat(72)}\nSYSTEM PROMPT SECTION (same bytes for the whole session)\n${'='.repeat(72)}\n${system}\n`,
-      );
-      for (const turn of turns) {
-        io.stdout(`${'='.repeat(72)}\nUSER: ${turn.prompt}\n${'-'.repeat(72)}\n`);
-        io.stdout(
-          turn.injection
-            ? `${turn.injection}\n\n`
-            : '(no memory is relevant: nothing injected)\n\n',
-        );
+      // The shipped sample is part of the package: run on a temporary copy so the demo never
+      // writes its caches and recall log into the installed files (which may be read-only).
+      const scratch = shipped ? mkdtempSync(join(tmpdir(), 'engram-demo-')) : undefined;
+      try {
+        const cwd = scratch ? join(scratch, 'sample-project') : requested;
+        if (scratch) cpSync(requested, cwd, { recursive: true });
+        await runDemo(io, { ...opts, cwd, shownAs: requested, prompts });
+      } finally {
+        if (scratch) rmSync(scratch, { recursive: true, force: true });
       }
     });
+}
+
+async function runDemo(
+  io: CliIo,
+  opts: DemoOptions & { cwd: string; shownAs: string; prompts: string[] },
+): Promise<void> {
+  const { cwd, prompts } = opts;
+  const projectMemory = join(cwd, 'memory');
+  const memoryDir = opts.dir
+    ? resolve(io.cwd, opts.dir)
+    : existsSync(projectMemory)
+      ? projectMemory
+      : undefined;
+  const memory = await openMemory({
+    cwd,
+    env: io.env,
+    homedir: io.homedir,
+    ...(memoryDir ? { memoryDir } : {}),
+    sessionId: 'demo',
+  });
+  const system = await memory.systemPrompt();
+  const history: Message[] = [];
+  const turns: Array<{ prompt: string; injection: string }> = [];
+  for (const [i, prompt] of (prompts.length > 0 ? prompts : DEMO_PROMPTS).entries()) {
+    await memory.beforeTurn(prompt, history);
+    const injection = memory.attachments(history).join('');
+    turns.push({ prompt, injection });
+    // Keep the injection in the history, as a host would, so later turns do not repeat it.
+    history.push({
+      id: `demo-user-${i}`,
+      role: 'user',
+      content: [
+        { type: 'text', text: prompt },
+        ...(injection ? [{ type: 'text' as const, text: injection }] : []),
+      ],
+    });
+  }
+  await memory.close({ timeoutMs: 1_000 });
+  if (opts.json) {
+    printJson(io, {
+      project: opts.shownAs,
+      memoryDir: memory.memoryDir,
+      systemPrompt: system,
+      turns,
+    });
+    return;
+  }
+  io.stdout(
+    `engram demo — project ${opts.shownAs}${opts.shownAs === cwd ? '' : ` (run in a temporary copy: ${cwd})`}\nmemory directory ${memory.memoryDir}\n`,
+  );
+  io.stdout('recall: offline ranker (embedded default: no server, no API key)\n\n');
+  io.stdout(
+    `${'='.repeat(72)}\nSYSTEM PROMPT SECTION (same bytes for the whole session)\n${'='.repeat(72)}\n${system}\n`,
+  );
+  for (const turn of turns) {
+    io.stdout(`${'='.repeat(72)}\nUSER: ${turn.prompt}\n${'-'.repeat(72)}\n`);
+    io.stdout(
+      turn.injection ? `${turn.injection}\n\n` : '(no memory is relevant: nothing injected)\n\n',
+    );
+  }
 }
