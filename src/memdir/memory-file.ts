@@ -6,7 +6,13 @@ import { memoryDirConfinement } from './confined.js';
 import { INDEX_FILE } from './constants.js';
 import { withMemoryLock } from './dir-lock.js';
 import { parseFrontmatter, renderFrontmatter, stringField } from './frontmatter.js';
-import { removeIndexLine, renderIndexLine, updateIndex, upsertIndexLine } from './index-file.js';
+import {
+  parseIndexEntries,
+  removeIndexLine,
+  renderIndexLine,
+  updateIndex,
+  upsertIndexLine,
+} from './index-file.js';
 import { headerFromText, scanMemories } from './scan.js';
 import { MEMORY_TYPES, type MemoryHeader, type MemoryType } from './types.js';
 
@@ -156,13 +162,16 @@ export async function saveMemory(dir: string, input: MemoryInput): Promise<SaveR
   const path = join(dir, file);
   const confined = memoryDirConfinement(dir);
   const text = renderMemory(input);
-  const indexLine = renderIndexLine(input.name, file, input.description);
+  const rendered = renderIndexLine(input.name, file, input.description);
   return withMemoryLock(dir, async () => {
     const existed = (await confined.info(file)) !== undefined;
     const previous = existed ? (await confined.readText(file)).text : undefined;
     await confined.writeText(file, text, { mode: 0o600 });
+    let indexLine = rendered;
     try {
-      await updateIndex(dir, (current) => upsertIndexLine(current, file, indexLine));
+      const index = await updateIndex(dir, (current) => upsertIndexLine(current, file, rendered));
+      // Report the line the index really holds: a person's own form (a table row, emphasis) is kept.
+      indexLine = indexLineFor(index, file) ?? rendered;
     } catch (error) {
       const undo =
         previous === undefined
@@ -173,6 +182,12 @@ export async function saveMemory(dir: string, input: MemoryInput): Promise<SaveR
     }
     return { file, path, created: !existed, indexLine, warnings: check.warnings };
   });
+}
+
+/** The line of `index` that points at `file`, as written. Pure. */
+function indexLineFor(index: string, file: string): string | undefined {
+  const entry = parseIndexEntries(index).find((e) => e.file === file);
+  return entry === undefined ? undefined : index.split('\n')[entry.line];
 }
 
 export interface MemoryDocument {

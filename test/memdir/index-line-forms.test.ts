@@ -78,9 +78,13 @@ describe('index line forms', () => {
         file,
       );
       expect(r.code, r.stderr).toBe(0);
+      // The save reports the line the index really holds, whatever its form.
+      const index = await readFile(join(dir, 'MEMORY.md'), 'utf8');
+      expect(index.split('\n')).toContain(JSON.parse(r.stdout).indexLine);
     }
     const index = await readFile(join(dir, 'MEMORY.md'), 'utf8');
     for (const file of ['mem1.md', 'mem2.md', 'mem3.md']) expect(pointerLines(index, file)).toBe(1);
+    expect(index).toContain('- **[two](mem2.md)** — second');
     expect(index).toMatch(/^1\. \[mem1\]\(mem1\.md\) — updated description$/m);
     expect(index).toContain('## Numbered');
     expect(JSON.parse((await engram(dir, 'audit')).stdout).problems).toEqual([]);
