@@ -125,6 +125,37 @@ describe('createConfinement', () => {
     await refused(c.writeText('notes.txt', 'x'));
   });
 
+  it("keeps home's key stores closed, and its hidden folders when the door asks", async () => {
+    const home = join(top, 'home');
+    const files = {
+      'Library/Keychains/login.txt': 'KEYCHAIN',
+      '.config/gh/hosts.yml': 'GH-TOKEN',
+      '.config/tool/notes.md': 'TOOL',
+      '.config/team/rules.md': 'TEAM',
+      '.dotfiles/notes.md': 'DOTFILES',
+      'notes.md': 'PLAIN',
+    };
+    for (const [rel, text] of Object.entries(files)) {
+      await mkdir(join(home, rel, '..'), { recursive: true });
+      await writeFile(join(home, rel), text);
+    }
+    const plain = createConfinement({
+      roots: [{ path: home, write: false }],
+      deny: { homedir: home },
+    });
+    expect(await refused(plain.readText('Library/Keychains/login.txt'))).toMatch(/keys and tokens/);
+    await refused(plain.readText('.config/gh/hosts.yml'));
+    expect((await plain.readText('.config/tool/notes.md')).text).toBe('TOOL');
+    const guarded = createConfinement({
+      roots: [{ path: home, write: false }],
+      deny: { homedir: home, homeDotEntriesOpenBelow: [join(home, '.config/team')] },
+    });
+    expect(await refused(guarded.readText('.config/tool/notes.md'))).toMatch(/hidden folder/);
+    await refused(guarded.readText('.dotfiles/notes.md'));
+    expect((await guarded.readText('.config/team/rules.md')).text).toBe('TEAM');
+    expect((await guarded.readText('notes.md')).text).toBe('PLAIN');
+  });
+
   it("refuses another project's memory folder under ENGRAM_HOME", async () => {
     const engramHome = join(top, 'engram');
     const own = join(engramHome, 'projects', 'mine', 'memory');

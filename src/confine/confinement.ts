@@ -61,7 +61,9 @@ export interface Confinement {
   /** lstat of the located target; undefined when it does not exist. */
   info(
     path: string,
-  ): Promise<{ kind: 'file' | 'dir' | 'other'; size: number; mtimeMs: number } | undefined>;
+  ): Promise<
+    { kind: 'file' | 'dir' | 'other'; size: number; mtimeMs: number; mode: number } | undefined
+  >;
   /** Run `fn` with a path that reaches the located folder itself (engram's own files in it). */
   withDir<T>(path: string, fn: (dir: string) => Promise<T>): Promise<T>;
 }
@@ -107,6 +109,9 @@ export function createConfinement(options: ConfinementOptions): Confinement {
     ownMemoryDirs: (given.ownMemoryDirs ?? roots.filter((r) => r.write).map((r) => r.lexical)).map(
       realOrSelf,
     ),
+    ...(given.homeDotEntriesOpenBelow
+      ? { homeDotEntriesOpenBelow: given.homeDotEntriesOpenBelow.map(realOrSelf) }
+      : {}),
   };
   const maxRead = options.maxReadBytes ?? DEFAULT_MAX_READ;
 
@@ -205,7 +210,7 @@ export function createConfinement(options: ConfinementOptions): Confinement {
         try {
           // The root is the held folder itself: stat follows the descriptor's own path.
           const s = l.name === '' ? await stat(l.dir) : await lstat(target(l));
-          return { kind: kindOf(s), size: s.size, mtimeMs: s.mtimeMs };
+          return { kind: kindOf(s), size: s.size, mtimeMs: s.mtimeMs, mode: s.mode };
         } catch (error) {
           if (errnoCode(error) === 'ENOENT') return undefined;
           throw error;

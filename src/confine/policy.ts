@@ -15,6 +15,13 @@ export interface DenyContext {
   engramHome?: string;
   /** Memory folders this confinement serves (own project, user layer): never "another project's". */
   ownMemoryDirs?: readonly string[];
+  /**
+   * Set for a door whose roots are wider than its trust (a cloned repository's `@` includes under
+   * a root that holds the whole home folder): the hidden entries of home (`~/.config`, `~/.local`,
+   * `~/.claude`, ...), where tools keep settings and tokens, are refused except below one of
+   * these folders (roots the user or the project named inside such an entry, `~/.dotfiles`).
+   */
+  homeDotEntriesOpenBelow?: readonly string[];
 }
 
 /** Folders that hold keys whatever folder they sit in. */
@@ -23,6 +30,16 @@ const SECRET_DIRS = new Set(['.ssh', '.aws', '.gnupg', '.kube', '.docker', '.pas
 /** File names that hold credentials. `.env*` covers `.env.local`, `.envrc`, `.env.production`. */
 const SECRET_FILE =
   /^(\.env.*|\.netrc|_netrc|\.npmrc|\.pypirc|\.git-credentials|\.pgpass|\.credentials\.json|id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|.*\.(pem|p12|pfx|kdbx|keystore))$/i;
+
+/** Below home: stores of keys, cookies and cloud tokens that are not one hidden folder of their own. */
+const HOME_SECRET_DIRS = [
+  ['Library', 'Keychains'],
+  ['Library', 'Cookies'],
+  ['.config', 'gh'],
+  ['.config', 'gcloud'],
+  ['.azure'],
+  ['.local', 'share', 'keyrings'],
+];
 
 /** Windows device names: a file called `con.md` cannot be opened there and breaks sync. */
 const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
@@ -66,6 +83,12 @@ export function readDenyReason(physical: string, deny: DenyContext = {}): string
     if (physical === `${claude}.json`) return '~/.claude.json holds Claude Code credentials';
     if (isInsideOrSame(physical, claude) && /^settings(\..*)?\.json$/.test(name))
       return 'Claude Code settings may hold keys';
+    const below = isInsideOrSame(physical, home) ? relative(home, physical).split(sep) : [];
+    const store = HOME_SECRET_DIRS.find((d) => d.every((p, i) => below[i] === p));
+    if (store) return `~/${store.join('/')} holds keys and tokens`;
+    const open = deny.homeDotEntriesOpenBelow;
+    if (open && below[0]?.startsWith('.') && !open.some((d) => isInsideOrSame(physical, d)))
+      return `~/${below[0]} is a hidden folder of home, where tools keep settings and tokens`;
   }
   const engramHome = deny.engramHome;
   if (engramHome) {

@@ -1,7 +1,7 @@
 /**
- * Where an `@path` points and whether it may be read. Pure functions of paths and settings.
+ * Where an `@path` points and whether it is text. Pure functions of paths.
  */
-import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, extname, isAbsolute, join, resolve } from 'node:path';
 import { TEXT_FILE_EXTENSIONS, TEXT_FILE_NAMES } from './constants.js';
 
 /** Resolve `@./x`, `@x`, `@../x` (relative to the including file), `@~/x` and `@/abs/x`. */
@@ -21,12 +21,6 @@ export function isTextFilePath(path: string): boolean {
   const ext = extname(name).toLowerCase();
   if (ext === '') return TEXT_FILE_NAMES.has(name);
   return TEXT_FILE_EXTENSIONS.has(ext);
-}
-
-/** True when `path` is `root` or inside it (both absolute). */
-export function isInside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
 /** A path key under which one file loads once; case-insensitive file systems fold case. */

@@ -3,11 +3,11 @@
  * every reason a file does not load is either silent by design (absent, already loaded) or
  * reported so the host can tell the user.
  */
-import { realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { extname } from 'node:path';
 import picomatch from 'picomatch';
+import { type Confinement, ConfinementError } from '../confine/index.js';
 import { errnoCode } from '../util/errors.js';
-import { readRegularFile } from '../util/regular-file.js';
 import {
   LARGE_FILE_CHARS,
   MARKDOWN_EXTENSIONS,
@@ -15,7 +15,6 @@ import {
   MAX_INCLUDE_DEPTH,
   TEXT_FILE_NAMES,
 } from './constants.js';
-import { type Access, accessProblem } from './include-access.js';
 import { comparisonKey, isTextFilePath, resolveIncludePath } from './include-path.js';
 import { extractIncludeReferences } from './markdown.js';
 import { processInstructionText } from './process-text.js';
@@ -33,8 +32,8 @@ export interface LoadContext {
 /** What a discovered file passes on to everything it includes. */
 export interface Chain {
   type: InstructionType;
-  /** Where includes (and, for project and local files, the file itself) may resolve. */
-  access: Access;
+  /** Reads the file and everything it includes: the folders they may come from, the deny-list. */
+  confinement: Confinement;
   /** Set for files of a rules folder: `paths:` frontmatter is honoured, relative to this folder. */
   ruleBaseDir?: string;
   /** Set once a conditional rule was found: its includes apply under the same globs. */
@@ -64,10 +63,9 @@ export async function loadInstructionFile(
     );
     return [];
   }
-  const real = await admit(ctx, path, chain, parent, report);
-  if (real === undefined) return [];
-  const raw = await readText(path, report);
+  const raw = await admit(ctx, path, chain, parent, report);
   if (raw === undefined) return [];
+  const { real } = raw;
   const { file, childChain, markdown } = buildFile(path, real, raw, chain, depth, parent, report);
   // A conditional rule is itself part of its conditional chain: an include cycle back to it stops.
   if (file.conditional) ctx.seen.add(`conditional:${comparisonKey(real)}`);
@@ -84,8 +82,9 @@ export async function loadInstructionFile(
 }
 
 /**
- * Decide whether a file may load; returns its real path, or undefined after reporting why not
- * (absent discovered files and files already loaded are silent by design).
+ * Read a file through its chain's confinement, or report why not (absent discovered files and
+ * files already loaded are silent by design). The confinement walks the path physically with
+ * O_NOFOLLOW and reads the file it checked, so a link swapped in after a check never leads out.
  */
 async function admit(
   ctx: LoadContext,
@@ -93,54 +92,46 @@ async function admit(
   chain: Chain,
   parent: string | undefined,
   report: Report,
-): Promise<string | undefined> {
+): Promise<{ real: string; text: string; size: number } | undefined> {
   const isInclude = parent !== undefined;
-  // Checked before touching the disk, so a refused path is refused whether or not it exists.
-  const problem = isInclude ? accessProblem(path, chain.access) : undefined;
-  if (problem !== undefined) {
-    report('refused', 'warning', refusalMessage(path, parent, problem));
-    return undefined;
+  // Loading under a conditional rule's globs does not count for unconditional loading: a plain
+  // rule that a `paths:` rule happens to include must still load everywhere.
+  const keyOf = (real: string) =>
+    `${chain.conditional ? 'conditional' : 'always'}:${comparisonKey(real)}`;
+  if (!isInclude) {
+    // A discovered file that is absent, or already loaded through another name (the user's
+    // ~/.claude/CLAUDE.md is also the project's when the project is ~), is silent. Includes are
+    // judged first, so a refused include is refused whether or not it exists.
+    let real: string;
+    try {
+      real = await realpath(path);
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR')
+        report('unreadable', 'warning', `Cannot resolve: ${code ?? String(error)}.`);
+      return undefined;
+    }
+    if (ctx.seen.has(keyOf(real))) return undefined;
   }
-  if (isInclude && !isTextFilePath(path)) {
+  const read = await readConfined(path, chain, parent, isInclude, report);
+  if (read === undefined) return undefined;
+  const key = keyOf(read.real);
+  if (ctx.seen.has(key)) return undefined; // the same file via a symlink, a cycle or a 2nd include
+  // Counted as seen only once read: a refusal here cannot hide it from a file allowed to include it.
+  ctx.seen.add(key);
+  if (isInclude && !isTextFilePath(read.real)) {
     report(
       'include-not-text',
       'info',
-      'Not included: only text files are included (decided by extension).',
+      `Not included: ${read.real} is not a text file by extension.`,
     );
     return undefined;
   }
-  let real: string;
-  try {
-    real = await realpath(path);
-  } catch (error) {
-    const code = errnoCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') {
-      if (isInclude) report('include-missing', 'info', 'Included file not found.');
-    } else report('unreadable', 'warning', `Cannot resolve: ${code ?? String(error)}.`);
-    return undefined;
-  }
-  // Loading under a conditional rule's globs does not count for unconditional loading: a plain
-  // rule that a `paths:` rule happens to include must still load everywhere.
-  const key = `${chain.conditional ? 'conditional' : 'always'}:${comparisonKey(real)}`;
-  if (ctx.seen.has(key)) return undefined; // the same file via a symlink, a cycle or a 2nd include
-  // Symlinks resolved: a checked-in link must not reach outside the project either. Checked before
-  // the file counts as seen, so a refusal here cannot hide it from a file allowed to include it.
-  const confined = isInclude || chain.type === 'project' || chain.type === 'local';
-  const realProblem = confined ? accessProblem(real, chain.access) : undefined;
-  if (realProblem !== undefined) {
-    report('refused', 'warning', refusalMessage(real, parent, realProblem));
-    return undefined;
-  }
-  ctx.seen.add(key);
-  if (isInclude && !isTextFilePath(real)) {
-    report('include-not-text', 'info', `Not included: ${real} is not a text file by extension.`);
-    return undefined;
-  }
-  if (chain.type !== 'managed' && isExcluded(ctx.excludes, [path, real])) {
+  if (chain.type !== 'managed' && isExcluded(ctx.excludes, [path, read.real])) {
     report('excluded', 'info', 'Excluded by instructionExcludes.');
     return undefined;
   }
-  return real;
+  return read;
 }
 
 function buildFile(
@@ -194,13 +185,31 @@ function buildFile(
   return { file, childChain, markdown };
 }
 
-async function readText(
+async function readConfined(
   path: string,
+  chain: Chain,
+  parent: string | undefined,
+  isInclude: boolean,
   report: Report,
-): Promise<{ text: string; size: number } | undefined> {
+): Promise<{ real: string; text: string; size: number } | undefined> {
   try {
-    const info = await stat(path);
-    if (!info.isFile()) {
+    // The walk refuses a path outside the roots before looking at the disk, so a refused include
+    // is refused whether or not it exists. What it returns serves the reports below; the read
+    // walks again and decides on the file it opens.
+    const info = await chain.confinement.info(path);
+    if (isInclude && !isTextFilePath(path)) {
+      report(
+        'include-not-text',
+        'info',
+        'Not included: only text files are included (decided by extension).',
+      );
+      return undefined;
+    }
+    if (info === undefined) {
+      if (isInclude) report('include-missing', 'info', 'Included file not found.');
+      return undefined;
+    }
+    if (info.kind !== 'file') {
       report('not-a-file', 'warning', 'Skipped: not a regular file.');
       return undefined;
     }
@@ -221,11 +230,18 @@ async function readText(
       );
       return undefined;
     }
-    // Checked again on the opened descriptor (a FIFO swapped in after the stat must not block).
-    const read = await readRegularFile(path, { maxBytes: MAX_FILE_BYTES });
-    return { text: read.text, size: read.size };
+    const read = await chain.confinement.readText(path, { maxBytes: MAX_FILE_BYTES });
+    return { real: read.physical, text: read.text, size: read.size };
   } catch (error) {
-    report('unreadable', 'warning', `Skipped: cannot read (${errnoCode(error) ?? String(error)}).`);
+    if (error instanceof ConfinementError) {
+      report('refused', 'warning', refusalMessage(path, parent, error.reason));
+      return undefined;
+    }
+    const code = errnoCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      if (isInclude) report('include-missing', 'info', 'Included file not found.');
+    } else if (code === 'EISDIR') report('not-a-file', 'warning', 'Skipped: not a regular file.');
+    else report('unreadable', 'warning', `Skipped: cannot read (${code ?? String(error)}).`);
     return undefined;
   }
 }
@@ -241,13 +257,7 @@ function isExcluded(patterns: readonly string[], paths: string[]): boolean {
   );
 }
 
-function refusalMessage(resolved: string, parent: string | undefined, problem: string): string {
-  const what = parent
-    ? `included from ${parent}, but resolves to ${resolved}`
-    : `resolves to ${resolved}`;
-  const where =
-    problem === 'outside'
-      ? 'outside the project and the folders its files may read'
-      : `inside ${problem}`;
-  return `Refused: ${what}, ${where}. A cloned repository must not pull such files into the prompt; to allow a folder, list it in "allowExternalIncludes" in your user settings.`;
+function refusalMessage(resolved: string, parent: string | undefined, reason: string): string {
+  const what = parent ? `included from ${parent}, ${resolved}` : resolved;
+  return `Refused: ${what}: ${reason}. A project's files may include files inside the project; Claude Code asks before loading an import from outside it, and engram, which cannot ask, loads one only when "allowExternalIncludes" in your user settings lists its folder. Credential locations are never included.`;
 }

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, sep } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EngramEnvironment } from '../config/index.js';
 import {
@@ -255,47 +255,86 @@ describe('@includes', () => {
     expect(refused?.severity).toBe('warning');
   });
 
-  it('includes from the home folder into a project file, but never its private parts', async () => {
+  it('keeps a project file inside the project: home includes need the user to list them', async () => {
     const f = fixture();
     mkdirSync(join(f.root, 'repo/.git'), { recursive: true });
     f.write({
       'repo/CLAUDE.md': [
         'Mine: @~/prefs/me.md and @~/.claude/team.md',
-        '@~/.ssh/config.txt',
-        '@~/.config/gh/hosts.yml',
-        '@~/.claude/.credentials.json',
-        '@~/notes/aws-credentials.txt',
-        '@~/AppData/Roaming/tool/state.json',
+        '@~/Documents/taxes.md',
         '@../home/prefs/relative.md',
+        '@docs/inside.md',
+      ].join('\n'),
+      'repo/docs/inside.md': 'inside the project',
+      'home/prefs/me.md': 'PREFS-OUTSIDE',
+      'home/prefs/relative.md': 'RELATIVE-OUTSIDE',
+      'home/.claude/team.md': 'DOT-CLAUDE-OUTSIDE',
+      'home/Documents/taxes.md': 'DOCUMENTS-OUTSIDE',
+    });
+    const result = await load(f, 'repo');
+    expect(paths(result, f)).toEqual(['repo/docs/inside.md', 'repo/CLAUDE.md']);
+    expect(result.prompt).not.toMatch(/OUTSIDE/);
+    const refused = result.reports.filter((r) => r.kind === 'refused');
+    expect(refused.map((r) => r.path.slice(f.home.length + 1))).toEqual([
+      'prefs/me.md',
+      '.claude/team.md',
+      'Documents/taxes.md',
+      'prefs/relative.md',
+    ]);
+    // The report says why and how to allow it (Claude Code would ask; engram reads the setting).
+    expect(refused[0]?.message).toContain('outside the folders');
+    expect(refused[0]?.message).toContain('allowExternalIncludes');
+    expect(result.reports).toHaveLength(refused.length);
+    // Listed in the user settings, the folder opens.
+    f.write({
+      'home/.engram/settings.json': JSON.stringify({ allowExternalIncludes: ['~/prefs'] }),
+    });
+    const listed = await load(f, 'repo');
+    expect(listed.prompt).toContain('PREFS-OUTSIDE');
+    expect(listed.prompt).toContain('RELATIVE-OUTSIDE');
+    expect(listed.prompt).not.toContain('DOCUMENTS-OUTSIDE');
+  });
+
+  it("lets the user's own CLAUDE.md include from home, never the credential deny-list", async () => {
+    const f = fixture();
+    mkdirSync(join(f.root, 'repo/.git'), { recursive: true });
+    f.write({
+      'home/.claude/CLAUDE.md': [
+        'Mine: @~/prefs/me.md and @team.md',
+        '@~/.ssh/config.txt',
+        '@~/.claude/settings.json',
+        '@~/.claude/.credentials.json',
+        '@~/.aws/notes.md',
+        '@~/.engram/settings.json',
+        '@~/.engram/projects/other-1234abcd/MEMORY.md',
       ].join('\n'),
       'home/prefs/me.md': 'private prefs',
-      'home/prefs/relative.md': 'reached by a relative path',
       'home/.claude/team.md': 'team notes in dot-claude',
       'home/.ssh/config.txt': 'SSH-SECRET',
-      'home/.config/gh/hosts.yml': 'GH-SECRET',
+      'home/.claude/settings.json': '{"env":{"ANTHROPIC_API_KEY":"CLAUDE-SETTINGS-SECRET"}}',
       'home/.claude/.credentials.json': 'CLAUDE-SECRET',
-      'home/notes/aws-credentials.txt': 'AWS-SECRET',
-      'home/AppData/Roaming/tool/state.json': 'APPDATA-SECRET',
+      'home/.aws/notes.md': 'AWS-SECRET',
+      'home/.engram/settings.json': '{"note":"ENGRAM-SETTINGS-SECRET"}',
+      'home/.engram/projects/other-1234abcd/MEMORY.md': 'OTHER-PROJECT-SECRET',
     });
     const result = await load(f, 'repo');
     expect(paths(result, f)).toEqual([
       'home/prefs/me.md',
       'home/.claude/team.md',
-      'home/prefs/relative.md',
-      'repo/CLAUDE.md',
+      'home/.claude/CLAUDE.md',
     ]);
     expect(result.prompt).not.toMatch(/SECRET/);
     const refused = result.reports.filter((r) => r.kind === 'refused');
     expect(refused.map((r) => r.path.slice(f.home.length + 1))).toEqual([
       '.ssh/config.txt',
-      '.config/gh/hosts.yml',
+      '.claude/settings.json',
       '.claude/.credentials.json',
-      'notes/aws-credentials.txt',
-      'AppData/Roaming/tool/state.json',
+      '.aws/notes.md',
+      '.engram/settings.json',
+      '.engram/projects/other-1234abcd/MEMORY.md',
     ]);
-    expect(refused[0]?.message).toContain(`inside ~${sep}.ssh, a hidden entry`);
+    expect(refused[0]?.message).toContain('.ssh holds credentials');
     expect(refused.every((r) => r.severity === 'warning')).toBe(true);
-    expect(result.reports).toHaveLength(refused.length);
   });
 
   it('opens a private part of home only when the user names that folder', async () => {

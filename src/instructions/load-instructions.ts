@@ -15,9 +15,9 @@ import {
   type SettingsFile,
   settingsPaths,
 } from '../config/index.js';
+import { type Confinement, createConfinement, isInsideOrSame } from '../confine/index.js';
 import { RULES_DIR_ENTRY } from './constants.js';
-import { type Access, homeScopeFor } from './include-access.js';
-import { isInside } from './include-path.js';
+import { includeScope } from './include-roots.js';
 import { resolveInstructionSettings } from './instruction-settings.js';
 import { type Chain, type LoadContext, loadInstructionFile } from './load-file.js';
 import { renderInstructionsPrompt } from './prompts.js';
@@ -26,6 +26,7 @@ import type {
   InstructionReport,
   InstructionsLoadReason,
   InstructionsResult,
+  InstructionType,
   LoadedInstructionFile,
 } from './types.js';
 
@@ -40,8 +41,8 @@ interface Discovery {
   reports: InstructionReport[];
   git: GitLocation | undefined;
   projectRoots: string[];
-  /** Where a chain may read: these roots, plus whatever the user allowed (allowExternalIncludes). */
-  access: (roots: string[], home: 'open' | 'guarded') => Access;
+  /** The confinement a chain of `type` reads through (`ownDir`: where a project file sits). */
+  confinement: (type: InstructionType, ownDir?: string) => Confinement;
   load: (path: string, chain: Chain) => Promise<void>;
 }
 
@@ -64,11 +65,7 @@ export async function readInstructions(
     reports,
   };
   const git = findGitLocation(cwd);
-  const allow = settings.allowExternalIncludes;
-  const home = homeScopeFor(environment.homedir, [
-    join(environment.homedir, '.claude'),
-    engramHome(environment),
-  ]);
+  const projectRoots = git ? [...new Set([git.topLevel, git.commonRoot])] : [cwd];
   const loaded: LoadedInstructionFile[] = [];
   const discovery: Discovery = {
     environment,
@@ -76,22 +73,35 @@ export async function readInstructions(
     names: settings.fileNames,
     reports,
     git,
-    projectRoots: git ? [...new Set([git.topLevel, git.commonRoot])] : [cwd],
-    access: (roots, homeAccess) => ({
-      roots: [...roots, ...(allow === true ? [] : allow || [])],
-      anywhere: allow === true,
-      ...(homeAccess === 'guarded' && home ? { home } : {}),
-    }),
+    projectRoots,
+    confinement: (type, ownDir) => {
+      const scope = includeScope(type, {
+        homedir: environment.homedir,
+        engramHome: engramHome(environment),
+        projectRoots,
+        ...(ownDir !== undefined ? { ownDir } : {}),
+        allow: settings.allowExternalIncludes,
+      });
+      return createConfinement({
+        roots: scope.roots.map((path) => ({ path, write: false })),
+        deny: {
+          homedir: environment.homedir,
+          engramHome: engramHome(environment),
+          // No project's memory folder is an instruction file's to include, this one's neither.
+          ownMemoryDirs: [],
+          ...(scope.homeDotEntriesOpenBelow
+            ? { homeDotEntriesOpenBelow: scope.homeDotEntriesOpenBelow }
+            : {}),
+        },
+      });
+    },
     load: async (path, chain) => {
       loaded.push(...(await loadInstructionFile(ctx, path, chain)));
     },
   };
   const managed = managedDir(environment);
-  for (const name of MANAGED_FILES)
-    await discovery.load(join(managed, name), {
-      type: 'managed',
-      access: { roots: [], anywhere: true },
-    });
+  const managedChain: Chain = { type: 'managed', confinement: discovery.confinement('managed') };
+  for (const name of MANAGED_FILES) await discovery.load(join(managed, name), managedChain);
   await loadUserFiles(discovery);
   await loadDirectoryFiles(discovery);
   const files = loaded.filter((f) => !f.conditional);
@@ -109,11 +119,8 @@ export async function readInstructions(
 
 async function loadUserFiles(d: Discovery): Promise<void> {
   const { environment, names } = d;
-  const chain: Chain = {
-    type: 'user',
-    // The user's own files may read anything in their home, dot folders included.
-    access: d.access([environment.homedir, engramHome(environment), ...d.projectRoots], 'open'),
-  };
+  // The user's own files may read their home, dot folders included, minus the deny-list.
+  const chain: Chain = { type: 'user', confinement: d.confinement('user') };
   if (names.includes('AGENTS.md')) await d.load(join(engramHome(environment), 'AGENTS.md'), chain);
   if (names.includes('CLAUDE.md') || names.includes('.claude/CLAUDE.md'))
     await d.load(join(environment.homedir, '.claude', 'CLAUDE.md'), chain);
@@ -131,13 +138,14 @@ async function loadDirectoryFiles(d: Discovery): Promise<void> {
   // A nested worktree (e.g. <main>/.claude/worktrees/x) has its own copy of the checked-in files;
   // the main checkout's copies would load twice and may be from another branch.
   const nested =
-    git !== undefined && git.topLevel !== git.commonRoot && isInside(git.topLevel, git.commonRoot);
+    git !== undefined &&
+    git.topLevel !== git.commonRoot &&
+    isInsideOrSame(git.topLevel, git.commonRoot);
   for (const dir of ancestorsFromRoot(d.cwd)) {
-    const skipProject = nested && isInside(dir, git.commonRoot) && !isInside(dir, git.topLevel);
-    // The folder a file sits in vouches for its neighbours, but the file system root vouches for
-    // nothing: a stray /CLAUDE.md must not open every file on the machine.
-    const ownDir = dir === parse(dir).root ? [] : [dir];
-    const access = d.access([...d.projectRoots, ...ownDir], 'guarded');
+    const skipProject =
+      nested && isInsideOrSame(dir, git.commonRoot) && !isInsideOrSame(dir, git.topLevel);
+    // The folder a file sits in vouches for its neighbours (never the file system root).
+    const confinement = d.confinement('project', dir);
     for (const name of orderedNames(d.names)) {
       const type = isLocalName(name) ? 'local' : 'project';
       const path = join(dir, name);
@@ -149,8 +157,8 @@ async function loadDirectoryFiles(d: Discovery): Promise<void> {
       }
       if (name === RULES_DIR_ENTRY) {
         for (const rule of await listRuleFiles(path, d.reports))
-          await d.load(rule, { type, access, ruleBaseDir: dir });
-      } else await d.load(path, { type, access });
+          await d.load(rule, { type, confinement, ruleBaseDir: dir });
+      } else await d.load(path, { type, confinement });
     }
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { accessProblem, homeScopeFor } from './include-access.js';
-import { comparisonKey, isInside, isTextFilePath, resolveIncludePath } from './include-path.js';
+import { comparisonKey, isTextFilePath, resolveIncludePath } from './include-path.js';
+import { foldNested, includeScope } from './include-roots.js';
 import { extractIncludeReferences, stripHtmlComments } from './markdown.js';
 import { parseGlobs, processInstructionText } from './process-text.js';
 
@@ -100,11 +100,11 @@ describe('include paths', () => {
     expect(comparisonKey('/R/Claude.md', 'linux')).not.toBe(comparisonKey('/r/CLAUDE.md', 'linux'));
   });
 
-  it('treats a sibling with a shared prefix as outside', () => {
-    expect(isInside('/repo/a', '/repo')).toBe(true);
-    expect(isInside('/repo', '/repo')).toBe(true);
-    expect(isInside('/repo-evil/a', '/repo')).toBe(false);
-    expect(isInside('/etc/hostname', '/repo')).toBe(false);
+  it('folds a nested root into its parent, never a sibling with a shared prefix', () => {
+    expect(foldNested(['/repo/packages/app', '/repo', '/repo-evil', '/repo/'])).toEqual([
+      '/repo',
+      '/repo-evil',
+    ]);
   });
 });
 
@@ -157,39 +157,43 @@ describe('processInstructionText', () => {
   });
 });
 
-describe('include access', () => {
-  const home = homeScopeFor('/h', ['/h/.claude', '/h/.engram']);
-  const project = { roots: ['/r'], anywhere: false, ...(home ? { home } : {}) };
+describe('include scope', () => {
+  const base = {
+    homedir: '/h',
+    engramHome: '/h/.engram',
+    projectRoots: ['/h/work/app'],
+    allow: false as boolean | string[],
+  };
 
-  it('opens the project and home, not the rest of the machine or private parts of home', () => {
-    expect(accessProblem('/r/docs/x.md', project)).toBeUndefined();
-    expect(accessProblem('/h/notes/x.md', project)).toBeUndefined();
-    expect(accessProblem('/h/.claude/team.md', project)).toBeUndefined();
-    expect(accessProblem('/etc/x.md', project)).toBe('outside');
-    expect(accessProblem('/h/.ssh/config', project)).toMatch(/^~\/\.ssh, a hidden entry/);
-    expect(accessProblem('/h/.claude/.credentials.json', project)).toMatch(
-      /^~\/\.claude\/\.credentials/,
-    );
-    expect(accessProblem('/h/work/deploy.pem', project)).toMatch(/named like a credential/);
-    expect(accessProblem('/h/Library/Keychains/login.txt', project)).toMatch(
-      /keys and app secrets/,
-    );
+  it('keeps a project file inside the project and its own folder, home closed', () => {
+    expect(includeScope('project', { ...base, ownDir: '/h/work/app/pkg' })).toEqual({
+      roots: ['/h/work/app'],
+      homeDotEntriesOpenBelow: ['/h/work/app', '/h/work/app/pkg'],
+    });
+    // A folder above the project vouches for its neighbours; the file system root never does.
+    expect(includeScope('local', { ...base, ownDir: '/h/work' }).roots).toEqual(['/h/work']);
+    expect(includeScope('project', { ...base, ownDir: '/' }).roots).toEqual(['/h/work/app']);
   });
 
-  it('opens private parts only through a folder named inside home', () => {
-    const everywhere = { ...project, anywhere: true };
-    expect(accessProblem('/etc/x.md', everywhere)).toBeUndefined();
-    expect(accessProblem('/h/.ssh/config', everywhere)).toBeDefined();
-    expect(accessProblem('/h/.ssh/config', { ...project, roots: ['/', '/h'] })).toBeDefined();
-    expect(accessProblem('/h/.ssh/config', { ...project, roots: ['/h/.ssh'] })).toBeUndefined();
-    // A project that lives in a hidden folder vouches for its own files.
-    expect(
-      accessProblem('/h/.dotfiles/x.md', { ...project, roots: ['/h/.dotfiles'] }),
-    ).toBeUndefined();
+  it('opens what the user listed, and everything for true, with home dot entries still closed', () => {
+    const listed = includeScope('project', { ...base, allow: ['/h/.config/team', '/srv/docs'] });
+    expect(listed.roots).toEqual(['/srv/docs', '/h/work/app', '/h/.config/team']);
+    expect(listed.homeDotEntriesOpenBelow).toContain('/h/.config/team');
+    const everywhere = includeScope('project', { ...base, allow: true });
+    expect(everywhere.roots).toEqual(['/']);
+    expect(everywhere.homeDotEntriesOpenBelow).toEqual(['/h/work/app']);
+    // Listing ~ itself does not put home's dot entries among the open ones.
+    expect(includeScope('project', { ...base, allow: ['/h'] }).homeDotEntriesOpenBelow).toEqual([
+      '/h/work/app',
+    ]);
   });
 
-  it('gives no home scope when home is the file system root', () => {
-    expect(homeScopeFor('/', [])).toBeUndefined();
-    expect(homeScopeFor('relative/home', [])).toBeUndefined();
+  it('trusts the user files with home and managed files with the machine', () => {
+    expect(includeScope('user', base)).toEqual({ roots: ['/h'] });
+    expect(includeScope('user', { ...base, projectRoots: ['/srv/app'] }).roots).toEqual([
+      '/h',
+      '/srv/app',
+    ]);
+    expect(includeScope('managed', base)).toEqual({ roots: ['/'] });
   });
 });

@@ -8,6 +8,9 @@ describe('@ includes', () => {
     const s = sandbox();
     const proj = join(s.root, 'a', 'b', 'proj');
     s.write('home/team/tone.md', 'Tone: friendly but brief.');
+    // Outside the project, so loaded only because the user's own settings list the folder (as
+    // Claude Code asks before an external import); tests/security covers the refusal.
+    s.write('engram-home/settings.json', JSON.stringify({ allowExternalIncludes: ['~/team'] }));
     s.write(
       'a/b/proj/CLAUDE.md',
       [
