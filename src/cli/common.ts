@@ -117,6 +117,19 @@ export function runtimeFor(
     ...(options.memoryDir !== undefined ? { memoryDirFlag: options.memoryDir } : {}),
     model: wants.model ? 'configured' : null,
   });
-  for (const w of engram.memoryDirResolution.warnings) io.stderr(`engram: warning: ${w}\n`);
+  warnOnce(io, engram.memoryDirResolution.warnings);
   return engram;
+}
+
+/** Warnings already printed per CLI run: a command that resolves the runtime twice says each once. */
+const printedWarnings = new WeakMap<CliIo, Set<string>>();
+
+function warnOnce(io: CliIo, warnings: readonly string[]): void {
+  const printed = printedWarnings.get(io) ?? new Set<string>();
+  printedWarnings.set(io, printed);
+  for (const w of warnings) {
+    if (printed.has(w)) continue;
+    printed.add(w);
+    io.stderr(`engram: warning: ${w}\n`);
+  }
 }
