@@ -62,6 +62,9 @@ describe('settings trust', () => {
     expect(json.stderr).toMatch(/"memoryDirectory" in local settings .*tracked by git/);
     expect(json.stderr).toMatch(/"model" in project settings/);
     expect(json.stderr).toMatch(/"autoMemoryEnabled" in project settings/);
+    // Each ignored key is named once, however often the command resolves its settings.
+    const lines = json.stderr.split('\n').filter((l) => l.startsWith('engram: warning:'));
+    expect(new Set(lines).size).toBe(lines.length);
     const text = await runCliProcess(['path'], cliEnv(home), repo);
     expect(text.stdout).toMatch(
       /ignored: "memoryDirectory" in .*settings\.local\.json: .*tracked by git/,
