@@ -36,6 +36,7 @@ export {
   type MemoryLayer,
   type MemoryLayerName,
   resolveMemoryChain,
+  USER_LAYER_FOLDER,
   userMemoryDir,
 } from './memory-chain.js';
 export {

@@ -20,6 +20,13 @@ export interface MemoryLayer {
   scope?: 'local' | 'project' | 'user';
 }
 
+/**
+ * The folder the user layer shows as where one virtual root stands for the project directory:
+ * the memory tool's `/memories/user/` is the user directory, every other `/memories/...` path is
+ * the project's. A project folder of that name is shadowed there (other doors still reach it).
+ */
+export const USER_LAYER_FOLDER = 'user';
+
 /** Where user-wide memories live: `$ENGRAM_HOME/user/memory`. */
 export function userMemoryDir(engramHomeDir: string): string {
   return join(engramHomeDir, 'user', 'memory');

@@ -333,7 +333,13 @@ describe('sandbox and saving', () => {
       const entries = parseIndexEntries((await readIndexRaw(memoryDir)) ?? '');
       expect(entries.map((e) => e.file)).toEqual(['no-try-catch.md']);
       expect(notices).toEqual([
-        { text: 'Saved 1 memory: no-try-catch.md', files: ['no-try-catch.md'] },
+        {
+          text: 'Saved 1 memory: no-try-catch.md',
+          files: ['no-try-catch.md'],
+          savedTo: [
+            { layer: 'project', file: 'no-try-catch.md', path: join(memoryDir, 'no-try-catch.md') },
+          ],
+        },
       ]);
       expect(runs[0]).toMatchObject({
         outcome: 'saved',
@@ -391,6 +397,45 @@ describe('sandbox and saving', () => {
     // The memory tool keeps MEMORY.md in step itself, so the save is not an orphan.
     expect(runs[0]?.warnings).toEqual([]);
     expect(await readdir(root)).toEqual(['memory']);
+  });
+
+  it('saves a user fact through the memory tool as /memories/user/, with its own index line', async () => {
+    const userDir = join(root, 'home', 'user', 'memory');
+    const ex = extractor({ userDir });
+    const definition = { name: 'memory', input_schema: { type: 'object' as const } };
+    const fact = MEMORY.replace('type: feedback', 'type: user');
+    server.push(
+      {
+        toolUse: [
+          {
+            name: 'memory',
+            input: { command: 'create', path: '/memories/user/no-try-catch.md', file_text: fact },
+          },
+          {
+            name: 'memory',
+            input: { command: 'create', path: '/memories/user/../../escape.md', file_text: 'x' },
+          },
+        ],
+      },
+      { text: 'Done.' },
+    );
+    ex.onTurnEnd({
+      system: SYSTEM,
+      tools: [definition],
+      messages: [user('u1', 'I never want try/catch, anywhere.'), assistant('a1', 'OK.')],
+    });
+    await ex.drain(5000);
+    expect(runs[0]?.toolCalls.map((c) => c.allowed)).toEqual([true, false]);
+    expect(await readFile(join(userDir, 'no-try-catch.md'), 'utf8')).toBe(fact);
+    const entries = parseIndexEntries((await readIndexRaw(userDir)) ?? '');
+    expect(entries.map((e) => e.file)).toEqual(['no-try-catch.md']);
+    expect(runs[0]?.savedTo).toEqual([
+      { layer: 'user', file: 'no-try-catch.md', path: join(userDir, 'no-try-catch.md') },
+    ]);
+    expect(runs[0]?.warnings).toEqual([]);
+    expect(forkPrompt(0)).toContain('/memories/user');
+    await expect(readdir(memoryDir)).resolves.not.toContain('no-try-catch.md');
+    expect(await readdir(join(root, 'home'))).toEqual(['user']);
   });
 
   it("acts through Claude Code's tool names and the memory tool without host executors", async () => {

@@ -4,7 +4,7 @@
  * sessions, or tests) in one process never interfere.
  */
 import { mkdir, realpath } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { runForkedAgent } from '../llm/forked-agent.js';
 import { formatManifest } from '../memdir/manifest.js';
 import { scanMemories } from '../memdir/scan.js';
@@ -25,7 +25,7 @@ import {
   realpathOrSelf,
   snapshot,
 } from './fork-setup.js';
-import type { WritePathContext } from './memory-writes.js';
+import { savedFileName, type WritePathContext } from './memory-writes.js';
 import {
   DEFAULT_EXTRACTION_EVERY_N_TURNS,
   DEFAULT_EXTRACTION_MAX_TURNS,
@@ -35,7 +35,7 @@ import {
   startAfterCursor,
 } from './policy.js';
 import { buildExtractionPrompt, formatSavedNotice } from './prompts.js';
-import { checkSavedFiles, savedTopicFiles } from './saved-files.js';
+import { checkSavedFiles, savedMemoryFiles } from './saved-files.js';
 import type {
   ExtractionContext,
   ExtractionRun,
@@ -51,16 +51,28 @@ export const DEFAULT_EXTRACTION_DRAIN_MS = 60_000;
 type RunDecision = Extract<ExtractionDecision, { kind: 'run' }>;
 type SkipDecision = Exclude<ExtractionDecision, RunDecision>;
 
+/** The manifest lines of a scan, saying how many older memories it leaves out. */
+function manifestOf(scan: Awaited<ReturnType<typeof scanMemories>>): string {
+  return scan.dropped > 0
+    ? `${formatManifest(scan.memories)}\n(${scan.dropped} older memories are not listed.)`
+    : formatManifest(scan.memories);
+}
+
 /** Create an extractor for one memory directory and one conversation. */
 export function createExtractor(options: ExtractorOptions): Extractor {
   const memoryDir = resolve(options.memoryDir);
+  const userDir =
+    options.userDir === undefined || resolve(options.userDir) === memoryDir
+      ? undefined
+      : resolve(options.userDir);
   const everyNTurns = options.everyNTurns ?? DEFAULT_EXTRACTION_EVERY_N_TURNS;
   const maxTurns = options.maxTurns ?? DEFAULT_EXTRACTION_MAX_TURNS;
   const hostCwd = options.cwd ?? process.cwd();
   // engram's own tools resolve relative paths in the memory directory; a host's, in its cwd.
   const tools =
-    options.tools ?? defaultForkTools(memoryDir, forkConfinement(memoryDir, hostCwd, memoryDir));
-  const canUseTool = forkSandbox(memoryDir, options.tools ? hostCwd : undefined, hostCwd);
+    options.tools ??
+    defaultForkTools(memoryDir, forkConfinement(memoryDir, hostCwd, memoryDir, userDir), userDir);
+  const canUseTool = forkSandbox(memoryDir, options.tools ? hostCwd : undefined, hostCwd, userDir);
 
   let cursor = options.cursor;
   // The last failure: the same failure on the same messages is not repeated every turn.
@@ -70,6 +82,10 @@ export function createExtractor(options: ExtractorOptions): Extractor {
   let pending: ExtractionContext | undefined;
   let turnsSinceLastRun = 0;
   let aliases = [realpathOrSelf(memoryDir)].filter((p) => p !== memoryDir);
+  let userAliases =
+    userDir === undefined ? [] : [realpathOrSelf(userDir)].filter((p) => p !== userDir);
+  const userPaths = (): Partial<WritePathContext> =>
+    userDir === undefined ? {} : { userDir, userDirAliases: userAliases };
   let controller: AbortController | undefined;
   const inFlight = new Set<Promise<void>>();
 
@@ -78,12 +94,14 @@ export function createExtractor(options: ExtractorOptions): Extractor {
     memoryDir,
     cwd: hostCwd,
     memoryDirAliases: aliases,
+    ...userPaths(),
   });
   /** How fork paths are read: engram's file tools resolve relative paths in the memory directory. */
   const forkPaths = (): WritePathContext => ({
     memoryDir,
     cwd: options.tools ? hostCwd : memoryDir,
     memoryDirAliases: aliases,
+    ...userPaths(),
   });
 
   function decide(context: ExtractionContext, trailing: boolean): ExtractionDecision {
@@ -106,7 +124,7 @@ export function createExtractor(options: ExtractorOptions): Extractor {
     } catch {}
     if (run.notice === undefined) return;
     try {
-      options.onSaved?.({ text: run.notice, files: run.saved });
+      options.onSaved?.({ text: run.notice, files: run.saved, savedTo: run.savedTo });
     } catch {}
   }
 
@@ -118,6 +136,7 @@ export function createExtractor(options: ExtractorOptions): Extractor {
       cursorAfter: cursor,
       newMessageCount,
       saved: [],
+      savedTo: [],
       turns: 0,
       toolCalls: [],
       warnings: [],
@@ -173,15 +192,22 @@ export function createExtractor(options: ExtractorOptions): Extractor {
       await mkdir(memoryDir, { recursive: true, mode: 0o700 });
       const real = await realpath(memoryDir);
       aliases = real === memoryDir ? [] : [real];
+      if (userDir !== undefined) {
+        // The confinement walks real folders: a first save into the user layer needs its root.
+        await mkdir(userDir, { recursive: true, mode: 0o700 });
+        const realUser = realpathOrSelf(userDir);
+        userAliases = realUser === userDir ? [] : [realUser];
+      }
       // The manifest is built only now, after every gate, so skipped turns never pay for a scan.
       const scan = await scanMemories(memoryDir);
+      const userScan = userDir === undefined ? undefined : await scanMemories(userDir);
       const prompt = buildExtractionPrompt({
         newMessageCount: decision.newMessageCount,
         memoryDir,
-        manifest:
-          scan.dropped > 0
-            ? `${formatManifest(scan.memories)}\n(${scan.dropped} older memories are not listed.)`
-            : formatManifest(scan.memories),
+        manifest: manifestOf(scan),
+        ...(userDir === undefined || userScan === undefined
+          ? {}
+          : { userDir, userManifest: manifestOf(userScan) }),
         today: localDate(new Date(resolveClock(options).now())),
         memoryTool: context.tools.some((t) => t.name === 'memory'),
       });
@@ -200,7 +226,8 @@ export function createExtractor(options: ExtractorOptions): Extractor {
       run.toolCalls = result.toolCalls;
       run.finalText = result.finalText;
       // Files written by a failed run stay on disk; they are reported so nothing is hidden.
-      run.saved = savedTopicFiles(result.toolCalls, forkPaths());
+      run.savedTo = savedMemoryFiles(result.toolCalls, forkPaths());
+      run.saved = run.savedTo.map(savedFileName);
       if (result.status !== 'completed') {
         // At-least-once: the cursor stays, so these messages are offered again next time.
         run.outcome = 'failed';
@@ -210,9 +237,15 @@ export function createExtractor(options: ExtractorOptions): Extractor {
       }
       cursor = decision.advanceTo;
       run.cursorAfter = cursor;
-      run.warnings = await checkSavedFiles(memoryDir, run.saved);
+      const inLayer = (layer: 'project' | 'user') =>
+        run.savedTo.filter((f) => f.layer === layer).map((f) => f.file);
+      run.warnings = await checkSavedFiles(memoryDir, inLayer('project'));
+      if (userDir !== undefined)
+        run.warnings.push(
+          ...(await checkSavedFiles(userDir, inLayer('user'), (f) => join(userDir, f))),
+        );
       run.outcome = run.saved.length > 0 ? 'saved' : 'nothing_saved';
-      if (run.saved.length > 0) run.notice = formatSavedNotice(run.saved);
+      if (run.saved.length > 0) run.notice = formatSavedNotice(run.savedTo);
       return run;
     } catch (error) {
       run.outcome = 'failed';

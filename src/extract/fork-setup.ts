@@ -1,12 +1,11 @@
 /** Small pieces of setting up a fork, kept apart so the extractor's state machine stays readable. */
-import { realpathSync } from 'node:fs';
 import { findGitLocation } from '../config/index.js';
 import type { Confinement } from '../confine/index.js';
 import { createFileTools } from '../llm/file-tools.js';
 import { createHostFileTools } from '../llm/host-file-tools.js';
 import { directoryConfinement, directorySandbox } from '../llm/sandbox.js';
 import type { CanUseTool, ToolImplementation } from '../llm/types.js';
-import { withMemoryLock } from '../memdir/dir-lock.js';
+import { realpathOrSelf, withLockOfDirHolding } from '../memdir/dir-lock.js';
 import { createMemoryToolHandlers, MemoryToolError } from '../memdir/memory-tool/handler.js';
 import type { ExtractionContext } from './types.js';
 
@@ -24,13 +23,7 @@ export function snapshot(context: ExtractionContext): ExtractionContext {
   return { ...context, tools: [...context.tools], messages: [...context.messages] };
 }
 
-export function realpathOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path; // not created yet
-  }
-}
+export { realpathOrSelf };
 
 /** What an extraction fork may read besides its memory directory: the project it works in. */
 export function forkReadRoots(hostCwd: string): string[] {
@@ -38,11 +31,21 @@ export function forkReadRoots(hostCwd: string): string[] {
 }
 
 /**
- * The fork's one confinement: write only inside the memory directory, read it and the project
- * (minus the credential deny-list). Relative paths start at `base`.
+ * The fork's one confinement: write only inside the memory directory (and the user layer's, when
+ * given), read them and the project (minus the credential deny-list). Relative paths start at
+ * `base`.
  */
-export function forkConfinement(memoryDir: string, hostCwd: string, base: string): Confinement {
-  return directoryConfinement(memoryDir, { cwd: base, readRoots: forkReadRoots(hostCwd) });
+export function forkConfinement(
+  memoryDir: string,
+  hostCwd: string,
+  base: string,
+  userDir?: string,
+): Confinement {
+  return directoryConfinement(memoryDir, {
+    cwd: base,
+    readRoots: forkReadRoots(hostCwd),
+    ...(userDir === undefined ? {} : { userDir }),
+  });
 }
 
 /**
@@ -55,17 +58,25 @@ export function forkSandbox(
   memoryDir: string,
   hostCwd: string | undefined,
   projectCwd: string = hostCwd ?? memoryDir,
+  userDir?: string,
 ): CanUseTool {
   const readRoots = forkReadRoots(projectCwd);
-  const inMemoryDir = directorySandbox(memoryDir, { readRoots });
+  const layers = userDir === undefined ? {} : { userDir };
+  const inMemoryDir = directorySandbox(memoryDir, { readRoots, ...layers });
   if (hostCwd === undefined) return inMemoryDir;
-  const fromHostCwd = directorySandbox(memoryDir, { cwd: hostCwd, readRoots });
+  const fromHostCwd = directorySandbox(memoryDir, { cwd: hostCwd, readRoots, ...layers });
   return (name, input) => (name === 'memory' ? inMemoryDir(name, input) : fromHostCwd(name, input));
 }
 
-/** The Anthropic memory tool over the memory directory; its refusals are results the model reads. */
-function memoryToolExecutor(memoryDir: string): ToolImplementation {
-  const handlers = createMemoryToolHandlers({ memoryDir });
+/**
+ * The Anthropic memory tool over the memory directory (and the user layer as `/memories/user/`);
+ * its refusals are results the model reads.
+ */
+function memoryToolExecutor(memoryDir: string, userDir: string | undefined): ToolImplementation {
+  const handlers = createMemoryToolHandlers({
+    memoryDir,
+    ...(userDir === undefined ? {} : { userDir }),
+  });
   return {
     definition: { name: 'memory', input_schema: { type: 'object' } },
     async execute(input) {
@@ -95,15 +106,17 @@ function memoryToolExecutor(memoryDir: string): ToolImplementation {
 export function defaultForkTools(
   memoryDir: string,
   confinement: Confinement = directoryConfinement(memoryDir),
+  userDir?: string,
 ): ToolImplementation[] {
-  // Every write of the fork takes the directory's lock, like every other door.
+  // Every write of the fork takes the lock of the directory it lands in, like every other door.
+  const dirs = userDir === undefined ? [memoryDir] : [memoryDir, userDir];
   const options = {
     confinement,
-    writeLock: <T>(fn: () => Promise<T>) => withMemoryLock(memoryDir, fn),
+    writeLock: <T>(fn: () => Promise<T>, path: string) => withLockOfDirHolding(dirs, path, fn),
   };
   return [
     ...createFileTools(memoryDir, options),
     ...createHostFileTools(memoryDir, options),
-    memoryToolExecutor(memoryDir),
+    memoryToolExecutor(memoryDir, userDir),
   ];
 }

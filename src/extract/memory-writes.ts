@@ -8,6 +8,7 @@
  * tools and the Anthropic API memory tool. All functions here are pure.
  */
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { USER_LAYER_FOLDER } from '../config/memory-chain.js';
 import type { Message } from '../llm/types.js';
 import { memoryFileName } from '../memdir/memory-file.js';
 
@@ -18,6 +19,19 @@ export interface WritePathContext {
   cwd: string;
   /** Other spellings of the memory directory (its realpath when it sits behind a symlink). */
   memoryDirAliases?: readonly string[];
+  /** The user layer's directory, when writes may go there too (the memory tool's `/memories/user`). */
+  userDir?: string;
+  /** Other spellings of the user directory. */
+  userDirAliases?: readonly string[];
+}
+
+/** A file a tool call wrote, with the layer whose directory holds it. */
+export interface LayeredPath {
+  layer: 'project' | 'user';
+  /** Relative to the layer's directory, `/`-separated. */
+  file: string;
+  /** Absolute. */
+  path: string;
 }
 
 /** Claude Code and generic file tools whose input names the file they create or change. */
@@ -51,11 +65,15 @@ function stringProp(input: unknown, key: string): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-function mapMemoryToolPath(path: string, memoryDir: string): string | undefined {
+function mapMemoryToolPath(path: string, context: WritePathContext): string | undefined {
   const norm = normalize(path);
-  if (norm === MEMORY_TOOL_ROOT) return resolve(memoryDir);
+  if (norm === MEMORY_TOOL_ROOT) return resolve(context.memoryDir);
   if (!norm.startsWith(`${MEMORY_TOOL_ROOT}/`)) return undefined; // the tool rejects these anyway
-  return resolve(join(memoryDir, norm.slice(MEMORY_TOOL_ROOT.length + 1)));
+  const rel = norm.slice(MEMORY_TOOL_ROOT.length + 1);
+  const [first, ...rest] = rel.split('/');
+  if (context.userDir !== undefined && first === USER_LAYER_FOLDER)
+    return resolve(join(context.userDir, ...rest));
+  return resolve(join(context.memoryDir, rel));
 }
 
 /**
@@ -74,7 +92,11 @@ export function writeTargets(
     // file, its stem or the memory's name. Either way the write lands in the memory directory.
     const file = stringProp(input, 'file');
     const named = file ?? memoryFileName(stringProp(input, 'name') ?? 'memory');
-    return [resolve(context.memoryDir, named.endsWith('.md') ? named : `${named}.md`)];
+    const dir =
+      stringProp(input, 'scope') === 'user' && context.userDir !== undefined
+        ? context.userDir
+        : context.memoryDir;
+    return [resolve(dir, named.endsWith('.md') ? named : `${named}.md`)];
   }
   if (FILE_WRITE_TOOLS.has(name)) {
     const path =
@@ -94,7 +116,7 @@ export function writeTargets(
     const paths = raw.filter((p): p is string => p !== undefined);
     if (name === 'memory') {
       return paths
-        .map((p) => mapMemoryToolPath(p, context.memoryDir))
+        .map((p) => mapMemoryToolPath(p, context))
         .filter((p): p is string => p !== undefined);
     }
     return paths.map((p) => resolve(context.cwd, p));
@@ -117,8 +139,41 @@ export function memoryRelativePath(path: string, context: WritePathContext): str
 }
 
 /**
- * Paths inside the memory directory that the assistant wrote in `messages[start..]`
- * (memory-directory-relative, in order of first appearance).
+ * The layer whose directory holds `path` (the innermost, when one directory sits inside the other)
+ * and the path relative to it; undefined when it lies in neither.
+ */
+export function layeredPath(path: string, context: WritePathContext): LayeredPath | undefined {
+  const layers: Array<{ layer: LayeredPath['layer']; dirs: readonly string[] }> = [
+    { layer: 'project', dirs: [context.memoryDir, ...(context.memoryDirAliases ?? [])] },
+    ...(context.userDir === undefined
+      ? []
+      : [{ layer: 'user' as const, dirs: [context.userDir, ...(context.userDirAliases ?? [])] }]),
+  ];
+  let best: (LayeredPath & { depth: number }) | undefined;
+  for (const { layer, dirs } of layers) {
+    for (const dir of dirs) {
+      if (!isInsideDir(path, dir)) continue;
+      const depth = resolve(dir).length;
+      if (best !== undefined && best.depth >= depth) continue;
+      const file = relative(resolve(dir), resolve(path)).split(sep).join('/');
+      best = { layer, file, path: resolve(path), depth };
+    }
+  }
+  return best === undefined ? undefined : { layer: best.layer, file: best.file, path: best.path };
+}
+
+/**
+ * How a written file is named in lists of saved files: relative to the project memory directory,
+ * or by its absolute path when it is in another layer's directory. Pure.
+ */
+export function savedFileName(saved: LayeredPath): string {
+  return saved.layer === 'project' ? saved.file : saved.path;
+}
+
+/**
+ * Paths inside the memory directories that the assistant wrote in `messages[start..]`
+ * (memory-directory-relative, a user-layer file by its absolute path; in order of first
+ * appearance).
  */
 export function memoryWritesIn(
   messages: readonly Message[],
@@ -131,8 +186,9 @@ export function memoryWritesIn(
     for (const block of message.content) {
       if (block.type !== 'tool_use') continue;
       for (const target of writeTargets(block.name, block.input, context)) {
-        const rel = memoryRelativePath(target, context);
-        if (rel !== undefined && !found.includes(rel)) found.push(rel);
+        const at = layeredPath(target, context);
+        const name = at === undefined ? undefined : savedFileName(at);
+        if (name !== undefined && !found.includes(name)) found.push(name);
       }
     }
   }

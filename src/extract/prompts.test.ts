@@ -109,9 +109,59 @@ describe('buildExtractionPrompt', () => {
   });
 });
 
+describe('buildExtractionPrompt with a user layer', () => {
+  const layered = buildExtractionPrompt({
+    ...options,
+    memoryTool: true,
+    userDir: '/h/.engram/user/memory',
+    userManifest: '- [user] answer-in-chinese.md (2026-11-01T00:00:00.000Z): replies in Chinese',
+  });
+
+  it('adds one section on where a fact goes, after the types and before the save steps', () => {
+    const order = [
+      EXTRACTION_HEADINGS.types,
+      EXTRACTION_HEADINGS.layers,
+      EXTRACTION_HEADINGS.save,
+    ].map((h) => layered.indexOf(`${h}\n`));
+    expect(order.every((p) => p >= 0)).toBe(true);
+    expect([...order].sort((x, y) => x - y)).toEqual(order);
+    expect(layered.match(/^#{1,2} /gm)).toHaveLength(headings.length + 1);
+    expect(EXTRACTION_HEADINGS.layers).toMatch(/^## Save\b/);
+    expect(buildExtractionPrompt(options)).not.toContain(EXTRACTION_HEADINGS.layers);
+  });
+
+  it('says what belongs to the person, what stays with the project, and which way to lean', () => {
+    const layers = section(layered, EXTRACTION_HEADINGS.layers);
+    expect(layers).toContain('`/m/memory`');
+    expect(layers).toContain('`/h/.engram/user/memory`');
+    for (const about of ['language', 'role', 'how they like to work'])
+      expect(layers).toContain(about);
+    expect(layers).toMatch(/only when it is a \*\*user\*\* memory/);
+    expect(layers).toMatch(/not sure, use the project directory/);
+    expect(layers).toMatch(/own MEMORY\.md/);
+    expect(layers).toContain('answer-in-chinese.md');
+  });
+
+  it('opens both directories for writing and maps /memories/user onto the user directory', () => {
+    const turns = section(layered, EXTRACTION_HEADINGS.turns);
+    expect(turns).toContain('`/m/memory`');
+    expect(turns).toContain('`/h/.engram/user/memory`');
+    expect(turns).toContain('`/memories/user/<name>.md` a user memory');
+  });
+});
+
 describe('formatSavedNotice', () => {
   it('counts in the singular and the plural', () => {
     expect(formatSavedNotice(['a.md'])).toBe('Saved 1 memory: a.md');
     expect(formatSavedNotice(['a.md', 'b.md'])).toBe('Saved 2 memories: a.md, b.md');
+  });
+
+  it('names the layer of every file once one went to the user layer, and the path of those', () => {
+    const project = { layer: 'project' as const, file: 'a.md', path: '/m/memory/a.md' };
+    const user = { layer: 'user' as const, file: 'b.md', path: '/h/user/memory/b.md' };
+    expect(formatSavedNotice([project])).toBe('Saved 1 memory: a.md');
+    expect(formatSavedNotice([project, user])).toBe(
+      'Saved 2 memories: a.md (project), b.md (user: /h/user/memory/b.md)',
+    );
   });
 });

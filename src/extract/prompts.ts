@@ -6,7 +6,9 @@
  * corrections. The tests check that each section is present, in this order, with a header that
  * tells the agent what to do.
  */
+import { USER_LAYER_FOLDER } from '../config/memory-chain.js';
 import { INDEX_FILE, INDEX_LINE_MAX_CHARS } from '../memdir/constants.js';
+import type { LayeredPath } from './memory-writes.js';
 
 export interface ExtractionPromptOptions {
   /** How many of the latest messages are new since the last extraction. */
@@ -19,6 +21,13 @@ export interface ExtractionPromptOptions {
   today: string;
   /** The host's tools include the Anthropic memory tool, whose paths start at `/memories`. */
   memoryTool?: boolean;
+  /**
+   * The user layer's directory, when the agent may save facts about the person there. Without
+   * it the prompt speaks of one directory only.
+   */
+  userDir?: string;
+  /** The manifest of memories already in the user directory, '' when there are none. */
+  userManifest?: string;
 }
 
 export const EXTRACTION_HEADINGS = {
@@ -27,6 +36,7 @@ export const EXTRACTION_HEADINGS = {
   turns: '## Read in one turn, write in the next',
   gate: '## Save only what the project cannot tell you',
   types: '## Pick one of the four types',
+  layers: '## Save facts about the person in the user directory',
   save: '## Save in two steps: the file, then its index line',
   existing: '## Update existing memories instead of adding duplicates',
   revoke: '## Revoke a wrong memory, never delete it',
@@ -44,14 +54,20 @@ function scopeSection(n: number): string {
 Work from what was said in the last ~${n} messages and nothing else. Do not investigate or verify it: no searching the source, no reading code to confirm a pattern, no git commands. You are recording what the user said and decided, which is true as said; checking the code is the job of whoever later reads the memory.`;
 }
 
-function turnsSection(memoryDir: string, memoryTool: boolean): string {
+function turnsSection(memoryDir: string, memoryTool: boolean, userDir?: string): string {
   const memoryToolNote = memoryTool
-    ? ' With the memory tool, `/memories` stands for this directory: `/memories/<name>.md` is a memory file.'
+    ? userDir === undefined
+      ? ' With the memory tool, `/memories` stands for this directory: `/memories/<name>.md` is a memory file.'
+      : ` With the memory tool, \`/memories\` stands for the project directory and \`/memories/${USER_LAYER_FOLDER}\` for the user directory: \`/memories/<name>.md\` is a project memory, \`/memories/${USER_LAYER_FOLDER}/<name>.md\` a user memory.`
     : '';
+  const where =
+    userDir === undefined
+      ? `inside \`${memoryDir}\`; use absolute paths there.`
+      : `inside the project directory \`${memoryDir}\` and the user directory \`${userDir}\`; use absolute paths there.`;
   return `${EXTRACTION_HEADINGS.turns}
 Your turn budget is small. In your first turn, read every memory file you might update, all at once. In your second turn, issue every write and edit, all at once. Do not alternate reads and writes. When nothing needs saving, stop right away without calling a tool.
 
-You may read any file, but you may only create or change files inside \`${memoryDir}\`; use absolute paths there.${memoryToolNote} Deleting files is refused.`;
+You may read any file, but you may only create or change files ${where}${memoryToolNote} Deleting files is refused.`;
 }
 
 const GATE_SECTION = `${EXTRACTION_HEADINGS.gate}
@@ -90,6 +106,23 @@ function saveSection(memoryDir: string, today: string): string {
 Write dates as absolute dates: today is ${today}, so "next Thursday" becomes the actual date.`;
 }
 
+/**
+ * Where a fact goes when there are two directories. A project fact saved to the user directory
+ * follows the person into every other repository, so the rule leans to the project.
+ */
+function layersSection(memoryDir: string, userDir: string, userManifest: string): string {
+  const listed = userManifest.trim() === '' ? '(none yet)' : userManifest.trim();
+  return `${EXTRACTION_HEADINGS.layers}
+There are two memory directories. The project directory \`${memoryDir}\` is for this project: its goals, decisions, people, tools and how its work is done. The user directory \`${userDir}\` is for the person, and every project they open reads it: the language they want replies in, their role and experience, how they like to work and to be spoken to.
+
+Save a memory in the user directory only when it is a **user** memory and it would hold just as well in a different repository: "answer me in Chinese", "I am a backend engineer, new to React", "keep explanations short". Anything that names this project, its code, its team, its services or its tools stays in the project directory, even when it sounds like a preference ("in this repo use pnpm" is project feedback). When you are not sure, use the project directory: a project fact in the user directory would leak into projects where it is wrong.
+
+Each directory has its own ${INDEX_FILE}: the index line of a file goes in the ${INDEX_FILE} of the directory that holds it. Update or revoke a memory in the directory it is already in.
+
+Memories already in the user directory:
+${listed}`;
+}
+
 const EXISTING_SECTION = `${EXTRACTION_HEADINGS.existing}
 The list below shows every memory that already exists, so you do not need to list the directory. Before creating a file, check it: when a memory on the same subject exists, read it and update it instead of creating a second one. Memories marked [revoked] were found to be wrong; do not save their content again.`;
 
@@ -106,9 +139,12 @@ export function buildExtractionPrompt(options: ExtractionPromptOptions): string 
   return [
     introSection(n),
     scopeSection(n),
-    turnsSection(options.memoryDir, options.memoryTool === true),
+    turnsSection(options.memoryDir, options.memoryTool === true, options.userDir),
     GATE_SECTION,
     TYPES_SECTION,
+    ...(options.userDir === undefined
+      ? []
+      : [layersSection(options.memoryDir, options.userDir, options.userManifest ?? '')]),
     saveSection(options.memoryDir, options.today),
     EXISTING_SECTION,
     REVOKE_SECTION,
@@ -117,8 +153,18 @@ export function buildExtractionPrompt(options: ExtractionPromptOptions): string 
   ].join('\n\n');
 }
 
-/** "Saved 1 memory: a.md" / "Saved 2 memories: a.md, b.md". Index updates are never listed. */
-export function formatSavedNotice(files: readonly string[]): string {
+/**
+ * "Saved 1 memory: a.md" / "Saved 2 memories: a.md, b.md". Index updates are never listed. When
+ * a file went to the user layer, every file names its layer, and user files their path:
+ * "Saved 2 memories: a.md (project), b.md (user: /home/me/.engram/user/memory/b.md)".
+ */
+export function formatSavedNotice(files: readonly (string | LayeredPath)[]): string {
   const noun = files.length === 1 ? 'memory' : 'memories';
-  return `Saved ${files.length} ${noun}: ${files.join(', ')}`;
+  const layered = files.some((f) => typeof f !== 'string' && f.layer !== 'project');
+  const named = files.map((f) => {
+    if (typeof f === 'string') return f;
+    if (!layered) return f.file;
+    return f.layer === 'project' ? `${f.file} (project)` : `${f.file} (${f.layer}: ${f.path})`;
+  });
+  return `Saved ${files.length} ${noun}: ${named.join(', ')}`;
 }

@@ -12,27 +12,44 @@ import { checkMemoryInput } from '../memdir/memory-file.js';
 import { isMemoryFileName } from '../memdir/scan.js';
 import { parseMemoryType } from '../memdir/types.js';
 import { errnoCode } from '../util/errors.js';
-import { memoryRelativePath, type WritePathContext, writeTargets } from './memory-writes.js';
+import {
+  type LayeredPath,
+  layeredPath,
+  savedFileName,
+  type WritePathContext,
+  writeTargets,
+} from './memory-writes.js';
 
 /**
- * Topic files (memory-directory-relative) that executed, successful tool calls wrote, in order of
- * first write. Index updates are left out: they are bookkeeping, not something the user learns
- * from. Pure.
+ * Topic files that executed, successful tool calls wrote, each with the layer it landed in, in
+ * order of first write. Index updates are left out: they are bookkeeping, not something the user
+ * learns from. Pure.
+ */
+export function savedMemoryFiles(
+  calls: readonly ForkToolCall[],
+  context: WritePathContext,
+): LayeredPath[] {
+  const files: LayeredPath[] = [];
+  for (const call of calls) {
+    if (!call.allowed || call.isError) continue;
+    for (const target of writeTargets(call.name, call.input, context)) {
+      const at = layeredPath(target, context);
+      if (at === undefined || at.file === '' || !isMemoryFileName(basename(at.file))) continue;
+      if (!files.some((f) => f.path === at.path)) files.push(at);
+    }
+  }
+  return files;
+}
+
+/**
+ * Topic files that executed, successful tool calls wrote: memory-directory-relative, a file in the
+ * user layer by its absolute path (see `savedMemoryFiles` for the layer of each). Pure.
  */
 export function savedTopicFiles(
   calls: readonly ForkToolCall[],
   context: WritePathContext,
 ): string[] {
-  const files: string[] = [];
-  for (const call of calls) {
-    if (!call.allowed || call.isError) continue;
-    for (const target of writeTargets(call.name, call.input, context)) {
-      const rel = memoryRelativePath(target, context);
-      if (rel === undefined || rel === '' || !isMemoryFileName(basename(rel))) continue;
-      if (!files.includes(rel)) files.push(rel);
-    }
-  }
-  return files;
+  return savedMemoryFiles(calls, context).map(savedFileName);
 }
 
 /**
@@ -43,6 +60,8 @@ export function savedTopicFiles(
 export async function checkSavedFiles(
   memoryDir: string,
   files: readonly string[],
+  /** How a file is named in the warnings (default: as given). */
+  label: (file: string) => string = (file) => file,
 ): Promise<string[]> {
   if (files.length === 0) return [];
   const warnings: string[] = [];
@@ -66,9 +85,11 @@ export async function checkSavedFiles(
       body: fm.body,
     });
     for (const problem of [...check.errors, ...check.warnings])
-      warnings.push(`${file}: ${problem}`);
+      warnings.push(`${label(file)}: ${problem}`);
     if (!revoked && !pointed.has(file)) {
-      warnings.push(`${file}: no line in ${INDEX_FILE} points to it, so it is invisible (orphan).`);
+      warnings.push(
+        `${label(file)}: no line in ${INDEX_FILE} points to it, so it is invisible (orphan).`,
+      );
     }
   }
   return warnings;

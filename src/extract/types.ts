@@ -2,6 +2,7 @@ import type { ForkedAgentResult, ForkToolCall } from '../llm/forked-agent.js';
 import type { ConversationPrefix, LanguageModel, ToolImplementation, Usage } from '../llm/types.js';
 import type { Clock, LegacyNow } from '../util/clock.js';
 import type { EngramError } from '../util/errors.js';
+import type { LayeredPath } from './memory-writes.js';
 
 /**
  * What the host passes at the end of a turn: the conversation as its next request would carry
@@ -11,8 +12,14 @@ import type { EngramError } from '../util/errors.js';
 export type ExtractionContext = ConversationPrefix;
 
 export interface ExtractorOptions {
-  /** Absolute memory directory; the fork may write only inside it. */
+  /** Absolute memory directory; the fork may write only inside it (and in `userDir`). */
   memoryDir: string;
+  /**
+   * The user layer's directory (`$ENGRAM_HOME/user/memory`): when given, the fork may also save
+   * facts about the person that hold in every project there, under the same confinement and lock
+   * rules, and every run names the layer each file was saved in. Default: project only.
+   */
+  userDir?: string;
   /**
    * The model the fork runs on. Prompt caches are per model: pass the main conversation's model
    * for the shared prefix to be read from cache; another model pays it as fresh input.
@@ -47,8 +54,10 @@ export interface ExtractorOptions {
 export interface SavedNotice {
   /** "Saved 1 memory: a.md" / "Saved 2 memories: a.md, b.md". */
   text: string;
-  /** Memory-directory-relative topic files (index updates excluded). */
+  /** Memory-directory-relative topic files (index updates excluded); user-layer files absolute. */
   files: string[];
+  /** The same files, each with its layer and absolute path. */
+  savedTo: LayeredPath[];
 }
 
 /** `backed_off`: the same failure on the same messages is not repeated (see backoff.ts). */
@@ -65,8 +74,10 @@ export interface ExtractionRun {
   cursorAfter: string | undefined;
   /** Messages after the cursor that this trigger covered. */
   newMessageCount: number;
-  /** Topic files written (memory-directory-relative). */
+  /** Topic files written (memory-directory-relative; a user-layer file by its absolute path). */
   saved: string[];
+  /** The same files, each with the layer it was saved in and its absolute path. */
+  savedTo: LayeredPath[];
   notice?: string;
   /** Files the main agent wrote itself (when skipped for that reason). */
   mainAgentWrote?: string[];

@@ -124,9 +124,11 @@ export interface FileToolsOptions {
   confinement?: Confinement;
   /**
    * Wraps every write and every read-edit-write (the memory directory's lock, so a forked agent's
-   * edit of MEMORY.md cannot lose a line a concurrent save added). Default: no lock.
+   * edit of MEMORY.md cannot lose a line a concurrent save added). It gets the absolute path
+   * written, so tools that may write in more than one memory directory take that directory's
+   * lock. Default: no lock.
    */
-  writeLock?: <T>(fn: () => Promise<T>) => Promise<T>;
+  writeLock?: <T>(fn: () => Promise<T>, path: string) => Promise<T>;
 }
 
 /**
@@ -138,7 +140,7 @@ export function createFileTools(
   root: string,
   options: FileToolsOptions = {},
 ): ToolImplementation[] {
-  const locked = options.writeLock ?? (<T>(fn: () => Promise<T>) => fn());
+  const locked = options.writeLock ?? (<T>(fn: () => Promise<T>, _path: string) => fn());
   const confined =
     options.confinement ?? createConfinement({ roots: [{ path: root, write: true }], base: root });
   const base = confined.base;
@@ -188,7 +190,10 @@ export function createFileTools(
         const content = str(input, 'content');
         if (!path || content === undefined) return fail('write needs "path" and "content".');
         try {
-          await locked(() => confined.writeText(at(path), content, { mode: PRIVATE_FILE_MODE }));
+          await locked(
+            () => confined.writeText(at(path), content, { mode: PRIVATE_FILE_MODE }),
+            at(path),
+          );
           return { content: `Wrote ${shown(at(path))} (${content.length} characters).` };
         } catch (error) {
           return describeError(error, path);
@@ -207,7 +212,7 @@ export function createFileTools(
             if (!edit.ok) return fail(editFailure(edit.kind, edit.lines.length, path));
             await confined.writeText(at(path), edit.text, { mode: PRIVATE_FILE_MODE });
             return undefined;
-          });
+          }, at(path));
           if (outcome) return outcome;
           return { content: `Edited ${shown(at(path))}.` };
         } catch (error) {

@@ -61,7 +61,7 @@ export function createHostFileTools(
   const ours = new Map(
     createFileTools(root, { ...options, confinement: confined }).map((t) => [t.definition.name, t]),
   );
-  const locked = options.writeLock ?? (<T>(fn: () => Promise<T>) => fn());
+  const locked = options.writeLock ?? (<T>(fn: () => Promise<T>, _path: string) => fn());
   const delegate =
     (name: string, map: (input: Record<string, unknown>) => Record<string, unknown>) =>
     (input: unknown, context: { signal?: AbortSignal }) => {
@@ -83,7 +83,7 @@ export function createHostFileTools(
           if (typeof result !== 'string') return result;
           await confined.writeText(full, result, { mode: PRIVATE_FILE_MODE });
           return { content: `Edited ${path}.` };
-        });
+        }, full);
       } catch (error) {
         if (error instanceof ConfinementError) return fail(error.message);
         return fail(`Cannot edit ${path}: ${(error as Error).message}`);

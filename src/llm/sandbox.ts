@@ -1,4 +1,5 @@
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { USER_LAYER_FOLDER } from '../config/memory-chain.js';
 import {
   type Confinement,
   ConfinementError,
@@ -105,10 +106,19 @@ export function classifyToolCall(toolName: string, input: unknown): ToolAccess {
   };
 }
 
-/** Anthropic memory-tool paths live under a virtual /memories root that maps onto a directory. */
-function memoryPath(path: string): string | undefined {
+/**
+ * Anthropic memory-tool paths live under a virtual /memories root that maps onto a directory;
+ * with a user layer, `/memories/user/...` maps onto the user directory instead (absolute).
+ */
+function memoryPath(path: string, userDir: string | undefined): string | undefined {
   if (path === '/memories' || path === '/memories/') return '.';
-  return path.startsWith('/memories/') ? path.slice('/memories/'.length) : undefined;
+  if (!path.startsWith('/memories/')) return undefined;
+  const rel = path.slice('/memories/'.length);
+  if (userDir === undefined) return rel;
+  if (rel === USER_LAYER_FOLDER || rel === `${USER_LAYER_FOLDER}/`) return userDir;
+  return rel.startsWith(`${USER_LAYER_FOLDER}/`)
+    ? join(userDir, rel.slice(USER_LAYER_FOLDER.length + 1))
+    : rel;
 }
 
 export interface SandboxOptions {
@@ -116,6 +126,12 @@ export interface SandboxOptions {
   cwd?: string;
   /** Folders that may be read but not written (the project, session transcripts). */
   readRoots?: readonly string[];
+  /**
+   * A second writable memory directory, the user layer: absolute paths into it may be written,
+   * judged by the same confinement as the first, and the memory tool reaches it as
+   * `/memories/user/`.
+   */
+  userDir?: string;
   /** Who owns credentials here (default: this process's home and ENGRAM_HOME). */
   deny?: DenyContext;
   /**
@@ -130,7 +146,7 @@ export interface SandboxOptions {
  * and write paths are walked physically, links out, `.git`, engram's own files and credentials
  * refused. A read of a file that does not exist is allowed (the tool says so itself).
  */
-function sandbox(confined: Confinement, memory: Confinement): CanUseTool {
+function sandbox(confined: Confinement, memory: Confinement, userDir?: string): CanUseTool {
   return async (toolName, input): Promise<ToolDecision> => {
     const access = classifyToolCall(toolName, input);
     if (access.kind === 'deny') return { behavior: 'deny', message: access.message };
@@ -138,7 +154,7 @@ function sandbox(confined: Confinement, memory: Confinement): CanUseTool {
       let path = raw;
       let judge = confined;
       if (access.memoryTool) {
-        const mapped = memoryPath(raw);
+        const mapped = memoryPath(raw, userDir);
         if (mapped === undefined)
           return {
             behavior: 'deny',
@@ -167,12 +183,20 @@ function readOnly(paths: readonly string[] = []): RootSpec[] {
   return paths.map((path) => ({ path, write: false }));
 }
 
+/** The writable roots of a directory sandbox: the directory, then the user layer if any. */
+function writable(dir: string, userDir: string | undefined): RootSpec[] {
+  return [dir, ...(userDir === undefined || userDir === dir ? [] : [userDir])].map((path) => ({
+    path,
+    write: true,
+  }));
+}
+
 /** The confinement of a directory sandbox: `dir` writable, `readRoots` readable. */
 export function directoryConfinement(dir: string, options: SandboxOptions = {}): Confinement {
   return (
     options.confinement ??
     createConfinement({
-      roots: [{ path: dir, write: true }, ...readOnly(options.readRoots)],
+      roots: [...writable(dir, options.userDir), ...readOnly(options.readRoots)],
       base: options.cwd ?? dir,
       ...(options.deny ? { deny: options.deny } : {}),
     })
@@ -180,17 +204,18 @@ export function directoryConfinement(dir: string, options: SandboxOptions = {}):
 }
 
 /**
- * Read inside `dir` and `readRoots`; create, write and edit only inside `dir`; deletes, shell and
+ * Read inside `dir` and `readRoots`; create, write and edit only inside `dir` (and `userDir`,
+ * when given); deletes, shell and
  * unknown tools refused. Used by extraction and consolidation. Relative paths (and the memory
  * tool's /memories) start at `dir`, unless `cwd` says otherwise.
  */
 export function directorySandbox(dir: string, options: SandboxOptions = {}): CanUseTool {
   const memory = createConfinement({
-    roots: [{ path: dir, write: true }],
+    roots: writable(dir, options.userDir),
     base: dir,
     ...(options.deny ? { deny: options.deny } : {}),
   });
-  return sandbox(directoryConfinement(dir, options), memory);
+  return sandbox(directoryConfinement(dir, options), memory, options.userDir);
 }
 
 /** The confinement of a one-file sandbox: only `file` writable, its folder and `readRoots` readable. */

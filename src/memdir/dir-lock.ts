@@ -1,5 +1,7 @@
+import { realpathSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { isInsideOrSame } from '../confine/index.js';
 import { type FileLockOptions, withFileLock } from '../util/file-lock.js';
 import { INDEX_FILE } from './constants.js';
 
@@ -23,4 +25,31 @@ export async function withMemoryLock<T>(
   // The first save into a new directory creates it (as the confined writes would).
   await mkdir(dir, { recursive: true, mode: 0o700 });
   return withFileLock(memoryLockPath(dir), fn, options);
+}
+
+/**
+ * The write lock for a tool that may write into several memory directories (a forked agent with
+ * the project and the user layer): the lock of the directory holding `path` (the innermost one,
+ * compared by its spelling and by its real path), else the first directory's.
+ */
+export function withLockOfDirHolding<T>(
+  dirs: readonly string[],
+  path: string,
+  fn: () => Promise<T>,
+): Promise<T> {
+  const target = resolve(path);
+  const holding = dirs
+    .filter((dir) => [resolve(dir), realpathOrSelf(dir)].some((d) => isInsideOrSame(target, d)))
+    .sort((a, b) => b.length - a.length)[0];
+  const dir = holding ?? dirs[0];
+  return dir === undefined ? fn() : withMemoryLock(dir, fn);
+}
+
+/** The real path of `path`, or `path` resolved when it does not exist yet. */
+export function realpathOrSelf(path: string): string {
+  try {
+    return realpathSync(resolve(path));
+  } catch {
+    return resolve(path);
+  }
 }

@@ -56,6 +56,9 @@ export function openEngramSession(
     model !== undefined && flag !== false && engram.memoryEnabled;
   // Computed when first needed: the id is checked then, not when a door merely opens the session.
   const cursorPath = () => extractionCursorPath(environment, sessionId);
+  // Extraction may route facts about the person to the user layer, which every project reads.
+  const userDir = engram.memoryChain.find((l) => l.layer === 'user')?.dir;
+  const layerDirs = { memoryDir, ...(userDir === undefined ? {} : { userDir }) };
 
   /**
    * The agent a turn's recall belongs to: the session's own (a sub-agent's conversation), else the
@@ -123,7 +126,7 @@ export function openEngramSession(
       import('../extract/extractor.js'),
     ]).then(([stored, { createExtractor }]) =>
       createExtractor({
-        memoryDir,
+        ...layerDirs,
         model: model!,
         clock,
         ...(stored.cursor ? { cursor: stored.cursor } : {}),
@@ -149,7 +152,6 @@ export function openEngramSession(
       const after = promptOptions.afterCompaction === true;
       let prompt = prompts.get(after);
       if (!prompt) {
-        const userDir = engram.memoryChain.find((l) => l.layer === 'user')?.dir;
         // Loaded on first use: a hook process that only recalls never reads the index.
         prompt = import('./system-prompt.js').then(({ buildSystemPrompt }) =>
           buildSystemPrompt({
@@ -325,7 +327,7 @@ export function openEngramSession(
           }
           return { outcome: 'skipped' as const, reason: 'backed_off' };
         }
-        const run = await createExtractor({ memoryDir, model: model!, clock }).extractNow({
+        const run = await createExtractor({ ...layerDirs, model: model!, clock }).extractNow({
           ...conversation,
           tools: conversation.tools.length > 0 ? conversation.tools : FILE_TOOL_DEFINITIONS,
           messages,

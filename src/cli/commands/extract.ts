@@ -16,6 +16,7 @@ import {
   type CommonOptions,
   configuredModel,
   environmentFor,
+  memoryChainFor,
   memoryDirFor,
   printJson,
   withCommonOptions,
@@ -78,12 +79,17 @@ export function registerExtractCommands(program: Command, io: CliIo): void {
             usage: null,
             warnings: [],
             memoryDir: null,
+            userDir: null,
+            savedTo: [],
             model: null,
             error: message,
           });
         throw new EngramError('no_model', message);
       }
-      const { path: memoryDir } = memoryDirFor(io, opts);
+      const dirResolution = memoryDirFor(io, opts);
+      const memoryDir = dirResolution.path;
+      // Facts about the person may go to the user layer, which every project reads.
+      const userDir = memoryChainFor(io, opts, dirResolution).find((l) => l.layer === 'user')?.dir;
       const loaded = await loadTranscriptFile(resolve(env.cwd, opts.transcript));
       // Extraction runs on engram's model, not the one whose thinking the transcript holds.
       const transcript = { ...loaded, messages: withoutThinking(loaded.messages) };
@@ -126,6 +132,7 @@ export function registerExtractCommands(program: Command, io: CliIo): void {
       }
       const extractor = createExtractor({
         memoryDir,
+        ...(userDir === undefined ? {} : { userDir }),
         model: resolution.model,
         // Relative paths in the transcript's tool calls are relative to where that session ran.
         cwd: transcript.cwd ?? env.cwd,
@@ -150,6 +157,8 @@ export function registerExtractCommands(program: Command, io: CliIo): void {
           usage: run.usage ?? null,
           warnings: run.warnings.map(redactUrlCredentials),
           memoryDir,
+          userDir: userDir ?? null,
+          savedTo: run.savedTo,
           model: resolution.description,
           error: run.error ? redactUrlCredentials(run.error.message) : null,
         });

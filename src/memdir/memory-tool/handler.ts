@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { MemoryToolHandlers } from '@anthropic-ai/sdk/helpers/beta/memory';
+import { USER_LAYER_FOLDER } from '../../config/memory-chain.js';
 import { ConfinementError, uniqueEdit } from '../../confine/index.js';
 import { type Clock, type LegacyNow, resolveClock } from '../../util/clock.js';
 import { errnoCode } from '../../util/errors.js';
@@ -15,7 +16,7 @@ import {
   MAX_FILE_LINES,
 } from './format.js';
 import { indexNote, isTopicFile, syncIndex, syncRenamedIndex } from './index-sync.js';
-import { parseMemoryToolPath } from './paths.js';
+import { MEMORY_TOOL_ROOT, parseMemoryToolPath, toolPathOf } from './paths.js';
 import { revokeForDelete } from './revoke-delete.js';
 
 const FILE_MODE = PRIVATE_FILE_MODE;
@@ -23,6 +24,13 @@ const FILE_MODE = PRIVATE_FILE_MODE;
 export interface MemoryToolOptions {
   /** The engram memory directory that `/memories` maps onto. */
   memoryDir: string;
+  /**
+   * The user layer's directory: when given, `/memories/user/` maps onto it (listed by `view
+   * /memories` as the folder `user/`) and every other path onto `memoryDir`, each with its own
+   * confinement, lock and MEMORY.md. A folder named `user` in `memoryDir` is then not reachable
+   * through this tool (the other doors still see it).
+   */
+  userDir?: string;
   /**
    * What `delete` does to a memory topic file: `revoke` (default) keeps it on disk marked
    * revoked, so extraction and consolidation never learn it again; `remove` deletes it.
@@ -54,13 +62,97 @@ export type MemoryToolTextHandlers = {
   [K in keyof MemoryToolHandlers]: (command: Command<K>) => Promise<string>;
 };
 
+/** One directory behind one virtual root: its handlers, and the listing view builds on. */
+interface LayerTool {
+  handlers: MemoryToolTextHandlers;
+  /** The root's size and the entries below it, up to `depth` levels (none when it is missing). */
+  listed(depth: number): Promise<{ size: number; items: ListingItem[] }>;
+}
+
 /**
  * Handlers for the Anthropic `memory_20250818` tool over an engram memory directory. Pass them to
  * `betaMemoryTool(...)` from `@anthropic-ai/sdk/helpers/beta/memory`. `.md` topic files keep
  * MEMORY.md in step (the two-step save), and deleting a memory revokes it unless configured.
+ * With `userDir`, `/memories/user/` is the user layer (see `MemoryToolOptions.userDir`).
  */
 export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryToolTextHandlers {
-  const root = options.memoryDir;
+  const userDir = options.userDir;
+  if (userDir === undefined || userDir === options.memoryDir)
+    return layerTool(options, options.memoryDir, MEMORY_TOOL_ROOT).handlers;
+  const userRoot = toolPathOf(USER_LAYER_FOLDER);
+  const project = layerTool(options, options.memoryDir, MEMORY_TOOL_ROOT, USER_LAYER_FOLDER);
+  const user = layerTool(options, userDir, userRoot);
+
+  /**
+   * Which layer a path is in, judged on the parsed path (so `/memories//user/x` is the user
+   * layer too), and the path as that layer's handlers read it. A path the parser refuses goes to
+   * the project layer, which refuses it in the usual words.
+   */
+  const route = (path: unknown): { tool: LayerTool; path: unknown } => {
+    const parsed = parseMemoryToolPath(path);
+    if (!parsed.ok) return { tool: project, path };
+    const [first, ...rest] = parsed.rel.split('/');
+    if (first !== USER_LAYER_FOLDER) return { tool: project, path };
+    return { tool: user, path: toolPathOf(rest.join('/'), userRoot) };
+  };
+
+  async function view(command: Command<'view'>): Promise<string> {
+    const parsed = parseMemoryToolPath(command.path);
+    if (parsed.ok && parsed.rel === '') {
+      // The root lists both layers: the project's entries, then the user layer as `user/`.
+      const [mine, theirs] = await Promise.all([project.listed(2), user.listed(1)]);
+      return formatListing(MEMORY_TOOL_ROOT, mine.size, [
+        ...mine.items,
+        { path: `${USER_LAYER_FOLDER}/`, size: theirs.size },
+        ...theirs.items.map((i) => ({ ...i, path: `${USER_LAYER_FOLDER}/${i.path}` })),
+      ]);
+    }
+    const { tool, path } = route(command.path);
+    return tool.handlers.view({ ...command, path } as Command<'view'>);
+  }
+
+  const routed =
+    <K extends 'create' | 'str_replace' | 'insert' | 'delete'>(name: K) =>
+    (command: Command<K>): Promise<string> => {
+      const { tool, path } = route((command as { path?: unknown }).path);
+      const handler = tool.handlers[name] as (c: Command<K>) => Promise<string>;
+      return handler({ ...command, path } as Command<K>);
+    };
+
+  async function rename(command: Command<'rename'>): Promise<string> {
+    const from = route(command.old_path);
+    const to = route(command.new_path);
+    if (from.tool !== to.tool)
+      throw new MemoryToolError(
+        `Cannot move ${String(command.old_path)} to ${String(command.new_path)}: /memories and ${userRoot} are different memory directories. Create the memory in the other one and delete this one.`,
+      );
+    return from.tool.handlers.rename({
+      ...command,
+      old_path: from.path,
+      new_path: to.path,
+    } as Command<'rename'>);
+  }
+
+  return {
+    view,
+    create: routed('create'),
+    str_replace: routed('str_replace'),
+    insert: routed('insert'),
+    delete: routed('delete'),
+    rename,
+  };
+}
+
+/**
+ * The tool over one directory seen as `toolRoot`. `shadowed` is a top-level name another layer
+ * takes over: it is not listed here.
+ */
+function layerTool(
+  options: MemoryToolOptions,
+  root: string,
+  toolRoot: string,
+  shadowed?: string,
+): LayerTool {
   const clock = resolveClock(options);
 
   const confined = memoryDirConfinement(root);
@@ -82,7 +174,7 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
   }
 
   function target(path: unknown): Target {
-    const parsed = parseMemoryToolPath(path);
+    const parsed = parseMemoryToolPath(path, toolRoot);
     if (!parsed.ok) throw new MemoryToolError(parsed.error);
     return { path: String(path), rel: parsed.rel === '' ? '.' : parsed.rel };
   }
@@ -119,12 +211,13 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
     return content;
   }
 
-  async function listing(t: Target, dirSize: number): Promise<string> {
+  async function collectItems(top: string, maxDepth: number): Promise<ListingItem[]> {
     const items: ListingItem[] = [];
     const collect = async (rel: string, shownRel: string, depth: number): Promise<void> => {
       const entries = (await confined.list(rel)).sort((x, y) => (x.name < y.name ? -1 : 1));
       for (const entry of entries) {
         if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+        if (rel === '.' && entry.name === shadowed) continue;
         // Links are not listed: a listing never advertises a way out.
         if (entry.kind === 'other') continue;
         const childRel = rel === '.' ? entry.name : `${rel}/${entry.name}`;
@@ -132,14 +225,18 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
         const info = await confined.info(childRel).catch(() => undefined);
         if (entry.kind === 'dir') {
           items.push({ path: `${childShown}/`, size: info?.size ?? 0 });
-          if (depth < 2) await collect(childRel, childShown, depth + 1);
+          if (depth < maxDepth) await collect(childRel, childShown, depth + 1);
         } else {
           items.push({ path: childShown, size: info?.size ?? 0 });
         }
       }
     };
-    await collect(t.rel, '', 1);
-    return formatListing(t.path, dirSize, items);
+    await collect(top, '', 1);
+    return items;
+  }
+
+  async function listing(t: Target, dirSize: number): Promise<string> {
+    return formatListing(t.path, dirSize, await collectItems(t.rel, 2));
   }
 
   async function info(t: Target, missing: string) {
@@ -150,6 +247,9 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
 
   async function view(command: Command<'view'>): Promise<string> {
     const t = target(command.path);
+    // A layer's root that no save created yet is an empty folder, not a missing path.
+    if (t.rel === '.' && (await guarded(t, () => confined.info('.'))) === undefined)
+      return formatListing(t.path, 0, []);
     const found = await info(t, `The path ${t.path} does not exist. Please provide a valid path.`);
     if (found.kind === 'dir') return guarded(t, () => listing(t, found.size));
     const content = await existingFile(t);
@@ -251,7 +351,7 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
 
   async function remove(command: Command<'delete'>): Promise<string> {
     const t = target(command.path);
-    if (t.rel === '.') throw new MemoryToolError('Cannot delete the /memories directory itself');
+    if (t.rel === '.') throw new MemoryToolError(`Cannot delete the ${toolRoot} directory itself`);
     if (t.rel === INDEX_FILE) {
       throw new MemoryToolError(
         `${t.path} is the index of this memory directory and is kept in step automatically; delete the memories it lists instead.`,
@@ -285,7 +385,8 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
   async function renameCommand(command: Command<'rename'>): Promise<string> {
     const from = target(command.old_path);
     const to = writable(command.new_path);
-    if (from.rel === '.') throw new MemoryToolError('Cannot rename the /memories directory itself');
+    if (from.rel === '.')
+      throw new MemoryToolError(`Cannot rename the ${toolRoot} directory itself`);
     if (from.rel === INDEX_FILE || to.rel === INDEX_FILE) {
       throw new MemoryToolError(
         `${INDEX_FILE} is the index of this memory directory and cannot be renamed or replaced.`,
@@ -317,12 +418,21 @@ export function createMemoryToolHandlers(options: MemoryToolOptions): MemoryTool
     return `Successfully renamed ${from.path} to ${to.path}`;
   }
 
-  return {
+  const handlers: MemoryToolTextHandlers = {
     view,
     create,
     str_replace: strReplace,
     insert,
     delete: (command) => withMemoryLock(root, () => remove(command)),
     rename: (command) => withMemoryLock(root, () => renameCommand(command)),
+  };
+  return {
+    handlers,
+    async listed(depth) {
+      const found = await confined.info('.').catch(() => undefined);
+      return found === undefined
+        ? { size: 0, items: [] }
+        : { size: found.size, items: await collectItems('.', depth) };
+    },
   };
 }

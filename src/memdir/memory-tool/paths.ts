@@ -34,14 +34,17 @@ function fullyDecoded(text: string): string {
  * every spelling a model or an attacker might use: `..` segments, percent-encoded dots or
  * slashes (also double-encoded), backslashes (Windows separators) and NUL.
  */
-export function parseMemoryToolPath(path: unknown): MemoryToolPath {
+export function parseMemoryToolPath(
+  path: unknown,
+  root: string = MEMORY_TOOL_ROOT,
+): MemoryToolPath {
   if (typeof path !== 'string' || path === '') {
-    return { ok: false, error: 'A path is required and must start with /memories.' };
+    return { ok: false, error: `A path is required and must start with ${root}.` };
   }
   if (path.includes('\0'))
     return { ok: false, error: `The path ${JSON.stringify(path)} contains a NUL byte.` };
-  if (path !== MEMORY_TOOL_ROOT && !path.startsWith(`${MEMORY_TOOL_ROOT}/`)) {
-    return { ok: false, error: `Path must start with /memories, got: ${path}` };
+  if (path !== root && !path.startsWith(`${root}/`)) {
+    return { ok: false, error: `Path must start with ${root}, got: ${path}` };
   }
   if (path.includes('\\')) {
     // Not a separator here, but a model or a Windows habit may mean it as one: say so plainly.
@@ -57,8 +60,8 @@ export function parseMemoryToolPath(path: unknown): MemoryToolPath {
   if (decoded.includes('\\') || decoded.includes('\0')) {
     return { ok: false, error: `Path ${path} encodes a backslash or NUL.` };
   }
-  const rawSegments = path.slice(MEMORY_TOOL_ROOT.length).split('/');
-  const decodedSegments = decoded.slice(MEMORY_TOOL_ROOT.length).split('/');
+  const rawSegments = path.slice(root.length).split('/');
+  const decodedSegments = decoded.slice(root.length).split('/');
   const traversal = (s: string) => s === '..' || s === '.';
   if (rawSegments.some(traversal) || decodedSegments.some(traversal)) {
     return { ok: false, error: `Path ${path} would escape /memories directory` };
@@ -72,6 +75,6 @@ export function parseMemoryToolPath(path: unknown): MemoryToolPath {
 }
 
 /** The tool path for a relative path, as results show it. */
-export function toolPathOf(rel: string): string {
-  return rel === '' ? MEMORY_TOOL_ROOT : `${MEMORY_TOOL_ROOT}/${rel}`;
+export function toolPathOf(rel: string, root: string = MEMORY_TOOL_ROOT): string {
+  return rel === '' ? root : `${root}/${rel}`;
 }
