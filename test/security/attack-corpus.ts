@@ -77,7 +77,13 @@ export interface PathForm {
   path(w: World): string;
   ops: readonly DoorOp[];
   expect: 'refused' | 'contained';
+  /** Operations that may be accepted although `expect` is `refused` (they touch only our own name). */
+  contained?: readonly DoorOp[];
 }
+
+/** Whether a door accepting `op` on `form` is allowed (the checker still proves it stayed inside). */
+export const mayAccept = (form: PathForm, op: DoorOp): boolean =>
+  form.expect === 'contained' || (form.contained ?? []).includes(op);
 
 /** A body that tries to close or imitate the wrapper around recalled memories. */
 export interface BodyForm {
@@ -254,7 +260,12 @@ export const PATH_FORMS: readonly PathForm[] = [
     () => 'ghostdir/g.md',
     writes,
   ),
-  p('hard-link-outside', 'hard-link', 'hard.md = outside/hard-target.md', () => 'hard.md'),
+  {
+    ...p('hard-link-outside', 'hard-link', 'hard.md = outside/hard-target.md', () => 'hard.md'),
+    // Replacing or removing hard.md changes only the memory folder's own name for the file; the
+    // outside bytes stay as they are (the snapshot proves it). Reading it is an escape.
+    contained: ['write', 'create', 'delete', 'rename'],
+  },
   p('hard-link-key', 'hard-link', 'hardkey.md = ~/.ssh/id_ed25519', () => 'hardkey.md', reads),
   // .git and engram's own files.
   p('git-config', 'git', '.git/config (core.fsmonitor runs code)', () => '.git/config', writes),
@@ -275,7 +286,11 @@ export const PATH_FORMS: readonly PathForm[] = [
   p('device-nul-md', 'reserved-name', 'nul.md', () => 'nul.md', writes),
   p('dotdot-name', 'reserved-name', '..', () => '..', ['write', 'delete', 'rename', 'create']),
   p('dot-name', 'reserved-name', '.', () => '.', ['write', 'delete', 'rename', 'create']),
-  p('empty-name', 'reserved-name', 'the empty name', () => '', ['write', 'delete', 'create']),
+  {
+    // A door may read an empty name as "no name given" and derive one (the CLI's `--file ''`).
+    ...p('empty-name', 'reserved-name', 'the empty name', () => '', ['write', 'delete', 'create']),
+    contained: ['write', 'create'],
+  },
   // Names that break the index or lie about themselves.
   p(
     'newline-index-entry',
