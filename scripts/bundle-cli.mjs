@@ -6,8 +6,13 @@
  * or yaml still loads only where the code asks for it; code splitting keeps the hook's chunk apart
  * from the full CLI's. The import graph is written to dist/cli/bundle/meta.json for the test that
  * checks what the hook entry loads.
+ *
+ * The hook runner is also bundled on its own, as one CommonJS file (dist/cli/bundle/hook.cjs) that
+ * `main.js` compiles with V8's code cache (src/cli/code-cache.ts): one file to read, nothing to
+ * resolve, and after the first run nothing to compile. Its packages stay external too (required
+ * when used), except the stemmer: it is on every prompt's path and ships only as an ES module.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -32,3 +37,26 @@ const result = await build({
   logLevel: 'warning',
 });
 writeFileSync(join(root, 'dist/cli/bundle/meta.json'), JSON.stringify(result.metafile));
+
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const INLINED = new Set(['stemmer']);
+const hook = await build({
+  absWorkingDir: root,
+  entryPoints: ['src/cli/hook-run.ts'],
+  outfile: 'dist/cli/bundle/hook.cjs',
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external: [
+    ...Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies, ...pkg.devDependencies }),
+  ].filter((name) => !INLINED.has(name)),
+  // `import()` inside a vm.Script needs an experimental Node flag: packages loaded on demand are
+  // required instead (every optional one ships CommonJS), and our own modules are inlined.
+  supported: { 'dynamic-import': false },
+  // The loader passes the bundle's own URL, so paths our modules resolve from it still hold.
+  define: { 'import.meta.url': '__engramBundleUrl' },
+  metafile: true,
+  logLevel: 'warning',
+});
+writeFileSync(join(root, 'dist/cli/bundle/hook-meta.json'), JSON.stringify(hook.metafile));

@@ -125,4 +125,15 @@ describe('the lean hook entry', () => {
     // The stemmer is the one package the hot path itself uses (every query is tokenized).
     expect([...external].filter((p) => !p.startsWith('node:') && p !== 'stemmer')).toEqual([]);
   });
+
+  it('has its own one-file bundle: the stemmer inlined, no import() a vm.Script could not run', () => {
+    const meta = JSON.parse(readFileSync(join(ROOT, 'dist/cli/bundle/hook-meta.json'), 'utf8')) as {
+      outputs: Record<string, { imports: { path: string; kind: string; external?: boolean }[] }>;
+    };
+    const out = meta.outputs['dist/cli/bundle/hook.cjs'];
+    expect(out).toBeDefined();
+    expect(out!.imports.filter((i) => !i.external)).toEqual([]);
+    expect(out!.imports.filter((i) => i.kind !== 'require-call')).toEqual([]);
+    expect(out!.imports.map((i) => i.path)).not.toContain('stemmer');
+  });
 });
