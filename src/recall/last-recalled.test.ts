@@ -1,9 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { appendFile } from 'node:fs/promises';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { appendFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { lastRecalledFrom, readLastRecalled } from './last-recalled.js';
+import { forgetLogTails, lastRecalledFrom, readLastRecalled } from './last-recalled.js';
 import { rankOffline } from './ranker-cache.js';
 
 const DAY = 86_400_000;
@@ -48,5 +48,69 @@ describe('last recalled, from the recall log', () => {
       lastRecalled: new Map([['used.md', NOW - 2 * DAY]]),
     });
     expect(ranked.map((r) => r.file)).toEqual(['used.md', 'idle.md']);
+  });
+
+  it('gives a long-running host the same map from its kept tail as a fresh read, whatever the log went through', async () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'engram-last-')), 'recall.jsonl');
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const line = (i: number) =>
+      JSON.stringify({
+        at: new Date(NOW - Math.floor(random() * 90) * DAY).toISOString(),
+        files: [`m${Math.floor(random() * 12)}.md`, `m${i % 5}.md`],
+      });
+    // What a reader of the tail must find: the last maxBytes, less a first line the cut split.
+    const fromTail = (maxBytes: number) => {
+      const bytes = readFileSync(log);
+      const start = Math.max(0, bytes.length - maxBytes);
+      const lines = bytes.subarray(start).toString('utf8').split('\n');
+      if (start > 0) lines.shift();
+      const parsed: Array<{ at?: unknown; files?: unknown }> = [];
+      for (const l of lines) {
+        try {
+          if (l.trim() !== '') parsed.push(JSON.parse(l));
+        } catch {}
+      }
+      try {
+        return lastRecalledFrom(parsed);
+      } catch (error) {
+        return error as Error;
+      }
+    };
+    await writeFile(log, '');
+    let seen = 0;
+    for (let step = 0; step < 120; step++) {
+      const r = random();
+      if (r < 0.6) await appendFile(log, `${line(step)}\n`);
+      else if (r < 0.7)
+        await appendFile(log, line(step).slice(0, 20)); // a torn line, finished later
+      else if (r < 0.75) await appendFile(log, '\n');
+      else if (r < 0.8)
+        await appendFile(log, 'null\n'); // a foreign line
+      else if (r < 0.85)
+        await writeFile(log, `${line(step)}\n${line(step + 1)}\n`); // rewritten
+      else if (r < 0.9) await appendFile(log, `${'x'.repeat(300)}\n`);
+      // Read it as a host would between turns, then as a fresh process would.
+      const maxBytes = 700;
+      const kept = await readLastRecalled(log, maxBytes).catch((e: unknown) => e);
+      const expected = fromTail(maxBytes);
+      if (expected instanceof Error) expect(kept).toBeInstanceOf(Error);
+      else expect(kept).toEqual(expected);
+      if (step % 10 === 0) forgetLogTails(); // now and then a fresh process
+      if (expected instanceof Map) seen += expected.size;
+    }
+    expect(seen).toBeGreaterThan(0);
+    // A window that starts exactly at a line: that line is dropped too, kept tail or not.
+    const fixed = (i: number) =>
+      `${JSON.stringify({ at: '2026-10-01T00:00:00Z', files: [`f${i}.md`] })}\n`;
+    await writeFile(log, fixed(1) + fixed(2));
+    const width = Buffer.byteLength(fixed(1));
+    await readLastRecalled(log, 2 * width);
+    await appendFile(log, fixed(3));
+    expect([...(await readLastRecalled(log, 2 * width)).keys()]).toEqual(['f3.md']);
+    expect(fromTail(2 * width)).toEqual(new Map([['f3.md', Date.parse('2026-10-01T00:00:00Z')]]));
   });
 });

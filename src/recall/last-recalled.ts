@@ -26,6 +26,33 @@ export function lastRecalledFrom(
   return last;
 }
 
+/**
+ * A log line as `lastRecalledFrom` sees it, parsed once: `null` stands for a line that parsed to
+ * JSON `null` (reading `.at` of it throws, as it always did), `undefined` for one that says nothing.
+ */
+type Parsed = { at?: unknown; files?: unknown } | null;
+
+interface LogTail {
+  ino: number;
+  dev: number;
+  maxBytes: number;
+  /** Offset just past the last newline read: the log up to here is parsed in `lines`. */
+  settledEnd: number;
+  /** The bytes just before `settledEnd`, checked again before trusting `lines` (a rewritten log). */
+  probe: Buffer;
+  /** Parsed whole lines with their start offsets, oldest first, only those still in a window. */
+  lines: Array<{ start: number; value: Parsed }>;
+}
+
+/**
+ * Recall runs every turn and the log grows by a line per turn: a long-running host keeps the
+ * parsed tail and reads only what was appended since (its own line, or another process's). The
+ * answer is exactly what a full read of the tail gives (same window, same cut first line).
+ */
+const tails = new Map<string, LogTail>();
+const TAILS_KEPT = 8;
+const PROBE_BYTES = 64;
+
 /** The last-recalled map from the tail of a recall log; a missing log is an empty map. */
 export async function readLastRecalled(
   logPath: string,
@@ -35,26 +62,82 @@ export async function readLastRecalled(
   try {
     handle = await open(logPath, 'r');
   } catch (error) {
-    if (errnoCode(error) === 'ENOENT') return new Map();
+    if (errnoCode(error) === 'ENOENT') {
+      tails.delete(logPath);
+      return new Map();
+    }
     throw error;
   }
   try {
-    const { size } = await handle.stat();
-    const start = Math.max(0, size - maxBytes);
-    const buf = Buffer.alloc(size - start);
-    await handle.read(buf, 0, buf.length, start);
-    const lines = buf.toString('utf8').split('\n');
-    if (start > 0) lines.shift(); // the first line may be cut
-    const parsed: Array<{ at?: unknown; files?: unknown }> = [];
-    for (const line of lines) {
-      try {
-        if (line.trim() !== '') parsed.push(JSON.parse(line));
-      } catch {
-        // a torn or foreign line says nothing about recall
-      }
+    const { size, ino, dev } = await handle.stat();
+    const windowStart = Math.max(0, size - maxBytes);
+    const kept = tails.get(logPath);
+    let tail: LogTail | undefined;
+    if (
+      kept &&
+      kept.ino === ino &&
+      kept.dev === dev &&
+      kept.maxBytes === maxBytes &&
+      kept.settledEnd <= size
+    ) {
+      const probeStart = kept.settledEnd - kept.probe.length;
+      const now = Buffer.alloc(kept.probe.length);
+      await handle.read(now, 0, now.length, probeStart);
+      if (now.equals(kept.probe)) tail = kept;
     }
-    return lastRecalledFrom(parsed);
+    // Read from where the kept lines end, or the whole window afresh.
+    const from = tail ? Math.max(tail.settledEnd, windowStart) : windowStart;
+    const buf = Buffer.alloc(size - from);
+    if (buf.length > 0) await handle.read(buf, 0, buf.length, from);
+    // Kept lines the window has moved past drop out (all of them when it passed `settledEnd`).
+    const lines = tail ? tail.lines.filter((l) => inWindow(l.start, windowStart)) : [];
+    let offset = from;
+    let end = from;
+    let rest: Parsed[] = []; // an unterminated last line: used now, read again next time
+    for (let i = 0; i <= buf.length; ) {
+      const nl = buf.indexOf(0x0a, i);
+      const stop = nl < 0 ? buf.length : nl;
+      const value = parsedLine(buf.toString('utf8', i, stop));
+      if (nl >= 0) {
+        if (inWindow(offset, windowStart) && value !== undefined)
+          lines.push({ start: offset, value });
+        end = from + nl + 1;
+      } else if (value !== undefined && inWindow(offset, windowStart)) rest = [value];
+      if (nl < 0) break;
+      i = nl + 1;
+      offset = from + i;
+    }
+    const probeStart = Math.max(0, end - PROBE_BYTES);
+    const probe = Buffer.alloc(end - probeStart);
+    if (probe.length > 0) await handle.read(probe, 0, probe.length, probeStart);
+    tails.delete(logPath);
+    tails.set(logPath, { ino, dev, maxBytes, settledEnd: end, probe, lines });
+    while (tails.size > TAILS_KEPT) tails.delete(tails.keys().next().value!);
+    return lastRecalledFrom([...lines.map((l) => l.value), ...rest] as Array<{
+      at?: unknown;
+      files?: unknown;
+    }>);
   } finally {
     await handle.close();
+  }
+}
+
+/** Forget the kept log tails (tests compare a kept tail with a fresh read). */
+export function forgetLogTails(): void {
+  tails.clear();
+}
+
+/** A full read of the window drops its first piece when it does not start the file. Pure. */
+function inWindow(lineStart: number, windowStart: number): boolean {
+  return windowStart === 0 || lineStart > windowStart;
+}
+
+function parsedLine(line: string): Parsed | undefined {
+  if (line.trim() === '') return undefined;
+  try {
+    const value: unknown = JSON.parse(line);
+    return value as Parsed;
+  } catch {
+    return undefined; // a torn or foreign line says nothing about recall
   }
 }
