@@ -292,33 +292,44 @@ function rankerOver(
 ): OfflineRanker {
   const unit = singletonIdf(sorted.length);
   const n = sorted.length;
+  // The query's match against every memory, kept for the next call with the same query: one
+  // recall ranks twice (the prefilter, then the choice among what it kept).
+  let last: (QueryMatch & { query: string; commonAbove: number }) | undefined;
+  const matchOf = (query: string, commonAbove: number): QueryMatch => {
+    if (last?.query === query && last.commonAbove === commonAbove) return last;
+    const analyzed = analyze(query);
+    const groups = queryGroups(analyzed.terms, analyzed.pairs, rankerOptions.concepts);
+    const words = new Float64Array(n);
+    const overlap = new Int32Array(n);
+    const distinctive = new Int32Array(n);
+    const tally = {
+      overlap,
+      distinctive,
+      isCommon: (t: string) => (wordIndex.postings(t)?.docs.length ?? 0) > commonAbove,
+    };
+    scoreGroups(wordIndex, groups, words, tally);
+    const queryTerms = new Set(groups.flatMap((g) => [...g.alternatives.keys()]));
+    scoreGroups(wordIndex, feedbackGroups(wordIndex, words, queryTerms), words, tally);
+    const grams = scoreTerms(gramIndex, charGrams(analyzed.words));
+    last = { query, commonAbove, words, grams, overlap, distinctive };
+    return last;
+  };
   const ranker: OfflineRanker = {
     rank(query, options) {
       const limit = options.limit ?? MAX_RECALLED;
       const requireOverlap = options.requireOverlap ?? true;
       if (n === 0 || limit <= 0) return [];
-      const analyzed = analyze(query);
-      const groups = queryGroups(analyzed.terms, analyzed.pairs, rankerOptions.concepts);
       const cutoff = options.cutoff ?? RELEVANCE_CUTOFF;
-      const words = new Float64Array(n);
-      const overlap = new Int32Array(n);
-      const distinctive = new Int32Array(n);
       const commonAbove = Math.max(cutoff.commonMinDocs, cutoff.commonShare * n);
-      const tally = {
-        overlap,
-        distinctive,
-        isCommon: (t: string) => (wordIndex.postings(t)?.docs.length ?? 0) > commonAbove,
-      };
-      scoreGroups(wordIndex, groups, words, tally);
-      const queryTerms = new Set(groups.flatMap((g) => [...g.alternatives.keys()]));
-      scoreGroups(wordIndex, feedbackGroups(wordIndex, words, queryTerms), words, tally);
-      const grams = scoreTerms(gramIndex, charGrams(analyzed.words));
+      const { words, grams, overlap, distinctive } = matchOf(query, commonAbove);
 
       const maxWords = maxOf(words);
       const maxGrams = maxOf(grams);
       // Blend both views relative to their best match, then express it in word-match units.
       const scale = maxWords > 0 ? maxWords / unit : 1;
-      const ranked: RankedMemory[] = [];
+      const kept: number[] = [];
+      const scores = new Float64Array(n);
+      const relevances = new Float64Array(n);
       for (let d = 0; d < n; d++) {
         if (requireOverlap && overlap[d] === 0) continue;
         if (options.only && !options.only.has(sorted[d]!.file)) continue;
@@ -338,15 +349,20 @@ function rankerOver(
           options.decay,
         );
         const relevance = blend * scale;
-        const score = relevance * (1 + RECENCY_BONUS * recency) * TYPE_WEIGHTS[memory.type];
-        ranked.push({
-          file: memory.file,
-          score,
-          relevance,
-          overlap: overlap[d]!,
-          distinctive: distinctive[d]!,
-        });
+        scores[d] = relevance * (1 + RECENCY_BONUS * recency) * TYPE_WEIGHTS[memory.type];
+        relevances[d] = relevance;
+        kept.push(d);
       }
+      // Without the cut-off only the best `limit` are wanted: select them, do not sort them all.
+      const chosen =
+        !requireOverlap && limit < kept.length ? bestOf(kept, limit, scores, sorted) : kept;
+      const ranked: RankedMemory[] = chosen.map((d) => ({
+        file: sorted[d]!.file,
+        score: scores[d]!,
+        relevance: relevances[d]!,
+        overlap: overlap[d]!,
+        distinctive: distinctive[d]!,
+      }));
       ranked.sort((a, b) => b.score - a.score || byFile(a, b));
       return (requireOverlap ? selectRelevant(ranked, cutoff) : ranked).slice(0, limit);
     },
@@ -466,6 +482,57 @@ function feedbackGroups(
 
 // A loop, not Math.max(...scores): a prefiltered directory can hold more memories than a call
 // may take arguments.
+/** What a query matches in each memory, before recency, type and the cut-off. */
+interface QueryMatch {
+  words: Float64Array;
+  grams: Float64Array;
+  overlap: Int32Array;
+  distinctive: Int32Array;
+}
+
+/**
+ * The `k` best of `docs` by score, ties by file, as a full sort would put them first (in no
+ * particular order; the caller sorts these few). A bounded heap: n log k, not n log n. Pure.
+ */
+function bestOf(
+  docs: readonly number[],
+  k: number,
+  scores: Float64Array,
+  sorted: readonly { file: string }[],
+): number[] {
+  // `worse(a, b)`: a ranks after b. The heap's root is the worst of the best so far.
+  const worse = (a: number, b: number) =>
+    scores[a]! < scores[b]! || (scores[a] === scores[b] && sorted[a]!.file > sorted[b]!.file);
+  const heap: number[] = [];
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && worse(heap[l]!, heap[m]!)) m = l;
+      if (r < heap.length && worse(heap[r]!, heap[m]!)) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  };
+  for (const d of docs) {
+    if (heap.length < k) {
+      heap.push(d);
+      for (let i = heap.length - 1; i > 0; ) {
+        const p = (i - 1) >> 1;
+        if (!worse(heap[i]!, heap[p]!)) break;
+        [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+        i = p;
+      }
+    } else if (worse(heap[0]!, d)) {
+      heap[0] = d;
+      down(0);
+    }
+  }
+  return heap;
+}
+
 function maxOf(scores: Float64Array): number {
   let max = 0;
   for (const v of scores) if (v > max) max = v;
