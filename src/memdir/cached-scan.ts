@@ -35,6 +35,7 @@ import {
 } from './header-cache.js';
 import { uninjectableBytes } from './injectable.js';
 import { isMemoryFileName } from './scan.js';
+import { treeWatchFor, watchableFilesystem } from './tree-watch.js';
 import type { MemoryHeader, ScanResult } from './types.js';
 
 export interface CachedScanOptions {
@@ -44,6 +45,11 @@ export interface CachedScanOptions {
   persisted?: boolean;
   /** The clock for deciding whether a just-changed file can be trusted (default the system clock). */
   clock?: Clock;
+  /**
+   * From the second scan of a directory in this process on, watch its folders and reuse the last
+   * scan while no change is reported (default true; see tree-watch.ts for when it applies).
+   */
+  watch?: boolean;
 }
 
 export interface CachedScanResult extends ScanResult {
@@ -51,8 +57,25 @@ export interface CachedScanResult extends ScanResult {
   complete: boolean;
   /** Files whose header had to be read this time (the rest came from the cache). */
   read: number;
+  /** Files stat'ed this time: 0 when the watch said nothing changed since the last scan. */
+  checked: number;
   cache: DirectoryCache;
+  /**
+   * Set while the directory is watched (armed by this scan, or reported unchanged since): the
+   * watch's epoch. Anything read from these files after the scan stays valid while later scans
+   * return the same epoch.
+   */
+  watchEpoch?: number;
 }
+
+interface ScanState {
+  /** Full scans of this cache in this process: the first one never uses a watch. */
+  scans: number;
+  /** The last complete scan, reusable while the watch armed by it (`epoch`) reports nothing. */
+  last?: { generation: string; memories: MemoryHeader[]; total: number; epoch: number };
+}
+
+const states = new WeakMap<DirectoryCache, ScanState>();
 
 const HEAD_BYTES = 4096;
 const HEAD_MAX_BYTES = 64 * 1024;
@@ -66,11 +89,27 @@ export async function scanMemoriesCached(
   const clock = options.clock ?? systemClock;
   const now = () => clock.now();
   const cache = directoryCache(dir, options.persisted === false ? { persisted: false } : {});
-  const files = listMemoryFilesSync(dir);
+  const state = states.get(cache) ?? { scans: 0 };
+  states.set(cache, state);
+  // A process that scans a directory a second time is a long-running host: watch it from now on.
+  const tree = options.watch !== false && state.scans > 0 ? treeWatchFor(dir) : undefined;
+  const reusable = () =>
+    tree !== undefined &&
+    state.last?.epoch === tree.epoch &&
+    state.last.generation === cache.generation;
+  if (reusable() && (await tree!.quiet()) && reusable()) {
+    const { memories, total, epoch } = state.last!;
+    return { ...resultOf(memories, total, true, 0, 0, cache), watchEpoch: epoch };
+  }
+  const watching = tree && watchableFilesystem(dir) ? tree : undefined;
+  watching?.beginScan();
+  const files = listMemoryFilesSync(dir, watching ? (rel) => watching.visit(rel) : undefined);
   const memories: MemoryHeader[] = [];
   const seen = new Set<string>();
   let read = 0;
   let complete = true;
+  let allTrusted = true;
+  let checked = 0;
   const prefix = pathPrefix(dir);
   let sliceStart = performance.now();
   for (let i = 0; i < files.length; i++) {
@@ -84,6 +123,7 @@ export async function scanMemoriesCached(
     }
     const file = files[i]!;
     seen.add(file);
+    checked++;
     const info = statSync(prefix + file, { throwIfNoEntry: false });
     if (info === undefined || !info.isFile()) continue; // removed (or replaced) while we looked
     const cached = cache.entries.get(file);
@@ -93,7 +133,11 @@ export async function scanMemoriesCached(
     }
     const entry = readEntry(dir, file, now);
     read++;
-    if (entry === undefined) continue;
+    if (entry === undefined) {
+      allTrusted = false; // gone between the listing and the read: look again next turn
+      continue;
+    }
+    if (!entry.trusted) allTrusted = false;
     if (!cached || !sameEntry(cached, entry)) updateEntry(cache, file, entry);
     else cached.trusted = entry.trusted;
     memories.push(entry.header);
@@ -106,7 +150,26 @@ export async function scanMemoriesCached(
     (a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0),
   );
   const total = files.length;
-  return { memories, total, dropped: 0, cap: Number.POSITIVE_INFINITY, complete, read, cache };
+  state.scans++;
+  // Reused only if nothing was too fresh to trust: such a file is read again next turn anyway.
+  const armed = watching?.endScan(complete && allTrusted) === true;
+  state.last = armed
+    ? { generation: cache.generation, memories, total, epoch: watching!.epoch }
+    : undefined;
+  const result = resultOf(memories, total, complete, read, checked, cache);
+  return armed ? { ...result, watchEpoch: watching!.epoch } : result;
+}
+
+function resultOf(
+  memories: MemoryHeader[],
+  total: number,
+  complete: boolean,
+  read: number,
+  checked: number,
+  cache: DirectoryCache,
+): CachedScanResult {
+  const cap = Number.POSITIVE_INFINITY;
+  return { memories, total, dropped: 0, cap, complete, read, checked, cache };
 }
 
 function identityOf(info: Stats): FileIdentity {
@@ -187,15 +250,19 @@ function unreadableEntry(dir: string, file: string, code: string, readAtMs: numb
   return { id, trusted: info !== undefined && isTrusted(id, readAtMs), header, derived: {} };
 }
 
-/** Relative paths of all memory files below `dir`, as `listMemoryFiles` finds them, synchronously. */
-export function listMemoryFilesSync(dir: string): string[] {
+/**
+ * Relative paths of all memory files below `dir`, as `listMemoryFiles` finds them, synchronously.
+ * `onFolder` is told each folder (relative, '' for `dir`) just before it is listed.
+ */
+export function listMemoryFilesSync(dir: string, onFolder?: (rel: string) => void): string[] {
   const out: string[] = [];
-  walk(dir, '', out);
+  walk(dir, '', out, onFolder);
   return out;
 }
 
-function walk(root: string, rel: string, out: string[]): void {
+function walk(root: string, rel: string, out: string[], onFolder?: (rel: string) => void): void {
   let entries: Dirent[];
+  onFolder?.(rel);
   try {
     entries = readdirSync(join(root, rel), { withFileTypes: true });
   } catch (error) {
@@ -210,7 +277,7 @@ function walk(root: string, rel: string, out: string[]): void {
   for (const entry of entries) {
     if (entry.name.startsWith('.')) continue; // dot folders, temp files, locks, the cache itself
     const relPath = rel === '' ? entry.name : `${rel}/${entry.name}`;
-    if (entry.isDirectory()) walk(root, relPath, out);
+    if (entry.isDirectory()) walk(root, relPath, out, onFolder);
     else if (entry.isFile() && isMemoryFileName(entry.name)) out.push(relPath);
   }
 }

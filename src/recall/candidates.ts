@@ -37,6 +37,11 @@ export interface CandidateSet {
   complete: boolean;
   /** Memory files whose header had to be read (the rest came from the header cache). */
   read: number;
+  /**
+   * Directories under a quiet watch (see tree-watch.ts): dir → the watch's epoch. What was read
+   * from their files under the same epoch is still what they hold.
+   */
+  watchEpochs: ReadonlyMap<string, number>;
 }
 
 /** Revoked memories are never recalled; one without a description cannot be judged. Pure. */
@@ -71,7 +76,7 @@ export async function loadCandidates(
   );
   const [first, ...rest] = scans;
   const scan = first!;
-  let recallable = scan.memories.filter(isRecallable);
+  let recallable = recallableOf(scan.memories);
   const more = chainedMemories(recallable, rest, layers.slice(1));
   let ranked: { ranker: OfflineRanker; complete: boolean };
   if (more.length === 0) {
@@ -106,9 +111,14 @@ export async function loadCandidates(
     ranker,
     complete,
     read: scans.reduce((n, s) => n + s.read, 0),
+    watchEpochs: new Map(
+      scans.flatMap((s, i) =>
+        s.watchEpoch === undefined ? [] : [[layers[i]!.dir, s.watchEpoch] as const],
+      ),
+    ),
   };
   if (!prefiltered) return { candidates: eligible, ...base };
-  const byFile = new Map(eligible.map((m) => [m.file, m]));
+  const byFile = more.length === 0 ? byFileOf(recallable) : byFileOf(eligible);
   const best: MemoryHeader[] = [];
   // Surfaced memories are ranked too (the index covers them) but never kept: rank just enough.
   const all = ranker.rank(options.query, {
@@ -118,10 +128,26 @@ export async function loadCandidates(
   });
   for (const r of all) {
     const m = byFile.get(r.file);
-    if (m) best.push(m);
+    if (m && !options.isSurfaced(m)) best.push(m);
     if (best.length === cap) break;
   }
   return { candidates: best, ...base };
+}
+
+// A warm turn under a quiet watch gets the very same scan back: what follows from it is kept.
+const recallableKept = new WeakMap<readonly MemoryHeader[], MemoryHeader[]>();
+const byFileKept = new WeakMap<readonly MemoryHeader[], Map<string, MemoryHeader>>();
+
+function recallableOf(memories: readonly MemoryHeader[]): MemoryHeader[] {
+  const kept = recallableKept.get(memories) ?? memories.filter(isRecallable);
+  recallableKept.set(memories, kept);
+  return kept;
+}
+
+function byFileOf(memories: readonly MemoryHeader[]): Map<string, MemoryHeader> {
+  const kept = byFileKept.get(memories) ?? new Map(memories.map((m) => [m.file, m]));
+  byFileKept.set(memories, kept);
+  return kept;
 }
 
 /**

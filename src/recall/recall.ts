@@ -233,7 +233,14 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
   shape.selected = headers.length;
   const dirOf = (h: MemoryHeader) =>
     options.layers?.find((l) => l.layer === h.layer)?.dir ?? options.dir;
-  const prepared = await readSelected(dirOf, headers, nowMs, limits, options.verifier);
+  const prepared = await readSelected(
+    dirOf,
+    headers,
+    nowMs,
+    limits,
+    options.verifier,
+    set.watchEpochs,
+  );
   const built = buildInjection(
     prepared.map((p) => p.memory),
     { sessionBytes: history.sessionBytes, budgetNoticeShown: false, limits },
@@ -344,25 +351,60 @@ async function choose(
   }
 }
 
+/**
+ * The chosen memories' text, as read through the confinement: undefined when revoked, holding
+ * bytes that are never injected, or gone since the scan. Kept for a directory under a quiet watch
+ * (keyed by its epoch): while nothing in the tree changed, the same read gives the same answer.
+ */
+async function readChosen(
+  dir: string,
+  file: string,
+  epoch: number | undefined,
+): Promise<string | undefined> {
+  const key = `${dir}\0${file}`;
+  const kept = chosenTexts.get(key);
+  if (kept && epoch !== undefined && kept.epoch === epoch) {
+    chosenTexts.delete(key); // least recently used goes first
+    chosenTexts.set(key, kept);
+    return kept.text;
+  }
+  let text: string | undefined;
+  try {
+    const doc = await readMemory(dir, file);
+    // Revoked since the scan; or NUL or non-UTF-8 bytes past the head the scan saw: never injected.
+    const out = doc.header.status === 'revoked' || uninjectableText(doc.content) !== undefined;
+    text = out ? undefined : doc.content;
+  } catch (error) {
+    if (isEngramError(error, 'not_found')) return undefined; // removed since the scan
+    throw error;
+  }
+  if (epoch !== undefined && (text?.length ?? 0) <= CHOSEN_TEXT_MAX_CHARS) {
+    chosenTexts.delete(key);
+    chosenTexts.set(key, { epoch, text });
+    while (chosenTexts.size > CHOSEN_TEXTS_KEPT)
+      chosenTexts.delete(chosenTexts.keys().next().value!);
+  }
+  return text;
+}
+
+const chosenTexts = new Map<string, { epoch: number; text: string | undefined }>();
+/** A few turns' worth of chosen memories; long ones are read each time (injection cuts them anyway). */
+const CHOSEN_TEXTS_KEPT = 64;
+const CHOSEN_TEXT_MAX_CHARS = 256 * 1024;
+
 async function readSelected(
   dirOf: (header: MemoryHeader) => string,
   headers: readonly MemoryHeader[],
   nowMs: number,
   limits: InjectionLimits,
   verifier: MemoryVerifier | undefined,
+  watchEpochs: ReadonlyMap<string, number>,
 ) {
   const read = await Promise.all(
     headers.map(async (header) => {
-      try {
-        const doc = await readMemory(dirOf(header), header.file);
-        if (doc.header.status === 'revoked') return undefined; // revoked since the scan
-        // The scan saw only the head: NUL or non-UTF-8 bytes further down keep it out too.
-        if (uninjectableText(doc.content) !== undefined) return undefined;
-        return { header, content: doc.content };
-      } catch (error) {
-        if (isEngramError(error, 'not_found')) return undefined; // removed since the scan
-        throw error;
-      }
+      const dir = dirOf(header);
+      const content = await readChosen(dir, header.file, watchEpochs.get(dir));
+      return content === undefined ? undefined : { header, content };
     }),
   );
   const docs = read.filter((r) => r !== undefined);

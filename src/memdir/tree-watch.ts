@@ -1,0 +1,179 @@
+/**
+ * A long-running host's watch over a memory directory tree (one inotify watch per folder), so a
+ * warm turn in which nothing changed costs no per-file system call at all: the cached scan is
+ * reused as it is. Only a hint that lets work be skipped, never trusted on its own:
+ *
+ * - It is only used where the kernel reports every change made by anyone: Linux, on local
+ *   filesystems (ext4, xfs, btrfs, tmpfs, f2fs, zfs, overlay). Network and FUSE filesystems
+ *   (NFS, SMB, 9p, sshfs, a VM's shared folder) miss changes made on the other side: stat it is.
+ * - It is armed by a full scan (every folder is watched before it is listed, so a change is either
+ *   seen by that scan or reported afterwards), and trusted only on a later turn: never on the
+ *   first turn of a directory, never while a file is too fresh to trust by stat either.
+ * - Before trusting it, pending events are let in (two turns of the event loop, so the poll phase
+ *   that reads the kernel's queue runs at least once), and the directory path must still name the
+ *   folder watched (a parent renamed or replaced by a link moves no event here).
+ * - Any event on a non-dot name, any error, a burst of events as long as the kernel queue's
+ *   overflow would be, or a folder it could not watch: the next turn revalidates by stat, as
+ *   without the watch, and arms it again.
+ */
+import { type FSWatcher, statfsSync, statSync, watch } from 'node:fs';
+import { basename, join } from 'node:path';
+
+/** Filesystem magic numbers (statfs f_type) whose inotify events cover every change on them. */
+const LOCAL_FILESYSTEMS = new Set([
+  0xef53, // ext2/3/4
+  0x58465342, // xfs
+  0x9123683e, // btrfs
+  0x01021994, // tmpfs
+  0xf2f52010, // f2fs
+  0x2fc12fc1, // zfs
+  0x794c7630, // overlayfs
+]);
+
+/** More folders than this: watching costs more kernel watches than it saves; stat instead. */
+const MAX_WATCHED_DIRS = 512;
+/**
+ * Events in one turn of the loop at which the kernel's queue (16,384 by default, shared by every
+ * watcher of the process) may have overflowed and dropped some: treated as a change of anything.
+ */
+const BURST_LIMIT = 1_024;
+/** Trees watched at once per process (as many as the header caches kept). */
+const TREES_KEPT = 8;
+
+export interface TreeWatch {
+  /** Start of a full scan: forget past events; the scan then visits every folder it lists. */
+  beginScan(): void;
+  /** Watch this folder (`rel` to the root, '' for the root; before it is listed). */
+  visit(rel: string): void;
+  /**
+   * End of a full scan: `usable` when its result may be reused while nothing changes. True when
+   * the watch is armed (a new epoch).
+   */
+  endScan(usable: boolean): boolean;
+  /** Let pending events in; true when nothing in the tree can have changed since `endScan`. */
+  quiet(): Promise<boolean>;
+  /** Changes each time the watch is armed: data cached under one arming is valid while it holds. */
+  readonly epoch: number;
+  close(): void;
+}
+
+const trees = new Map<string, TreeWatch>();
+/** Epochs are unique in the process: a closed watch's epoch never comes back with a new one. */
+let epochs = 0;
+
+/** Whether watching can stand in for stat on this directory's filesystem. */
+export function watchableFilesystem(dir: string): boolean {
+  if (process.platform !== 'linux' || process.env.ENGRAM_NO_WATCH === '1') return false;
+  try {
+    return LOCAL_FILESYSTEMS.has(Number(statfsSync(dir).type));
+  } catch {
+    return false;
+  }
+}
+
+/** The watch of `root` (created on first use; at most TREES_KEPT kept, oldest closed). */
+export function treeWatchFor(root: string): TreeWatch {
+  const hit = trees.get(root);
+  if (hit) {
+    trees.delete(root);
+    trees.set(root, hit);
+    return hit;
+  }
+  const created = createTreeWatch(root);
+  trees.set(root, created);
+  while (trees.size > TREES_KEPT) {
+    const [oldest, watchOf] = trees.entries().next().value!;
+    trees.delete(oldest);
+    watchOf.close();
+  }
+  return created;
+}
+
+/** Close every watch (tests; a host that wants its watches back). */
+export function closeTreeWatches(): void {
+  for (const w of trees.values()) w.close();
+  trees.clear();
+}
+
+function createTreeWatch(root: string): TreeWatch {
+  const watchers = new Map<string, FSWatcher>();
+  let visited = new Set<string>();
+  let changed = true;
+  let armed = false;
+  let epoch = -1;
+  let rootId: { dev: number; ino: number } | undefined;
+  let burst = 0;
+
+  const onEvent = (dir: string) => {
+    const self = basename(dir);
+    return (_type: string, name: string | Buffer | null) => {
+      if (burst++ === 0)
+        setImmediate(() => {
+          burst = 0;
+        });
+      if (burst >= BURST_LIMIT) changed = true;
+      // Dot names are engram's own files (the cache, locks, temp files, the recall log's folder),
+      // never scanned; a folder's own rename or removal reports its name, which may start with one.
+      if (typeof name === 'string' && name.startsWith('.') && name !== self) return;
+      changed = true;
+    };
+  };
+  const unwatch = (dir: string) => {
+    const w = watchers.get(dir);
+    if (!w) return;
+    watchers.delete(dir);
+    w.close();
+  };
+
+  return {
+    get epoch() {
+      return epoch;
+    },
+    beginScan() {
+      armed = false;
+      changed = false;
+      visited = new Set();
+    },
+    visit(rel) {
+      const dir = rel === '' ? root : join(root, rel);
+      visited.add(dir);
+      if (watchers.has(dir)) return;
+      if (watchers.size >= MAX_WATCHED_DIRS) {
+        changed = true;
+        return;
+      }
+      try {
+        const w = watch(dir, { persistent: false }, onEvent(dir));
+        w.on('error', () => {
+          changed = true;
+          unwatch(dir);
+        });
+        watchers.set(dir, w);
+      } catch {
+        changed = true; // ENOSPC (out of watches), EACCES, gone: stat this tree every turn
+      }
+    },
+    endScan(usable) {
+      for (const dir of [...watchers.keys()]) if (!visited.has(dir)) unwatch(dir);
+      const info = statSync(root, { throwIfNoEntry: false });
+      rootId = info ? { dev: info.dev, ino: info.ino } : undefined;
+      armed = usable && !changed && rootId !== undefined && watchers.has(root);
+      if (armed) epoch = ++epochs;
+      return armed;
+    },
+    async quiet() {
+      if (!armed || changed || process.env.ENGRAM_NO_WATCH === '1') return false;
+      // Events the kernel queued before this turn reach us in a poll phase: let one run.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (!armed || changed) return false;
+      const info = statSync(root, { throwIfNoEntry: false });
+      return info !== undefined && info.dev === rootId?.dev && info.ino === rootId.ino;
+    },
+    close() {
+      armed = false;
+      changed = true;
+      for (const dir of [...watchers.keys()]) unwatch(dir);
+    },
+  };
+}
