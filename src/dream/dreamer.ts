@@ -28,6 +28,8 @@ import type { SessionLister } from './sessions.js';
 
 export interface DreamerOptions {
   memoryDir: string;
+  /** The user layer's directory, which the pass may also write (see `RunDreamOptions.userDir`). */
+  userDir?: string;
   /** Where sessions come from; called at most once per `scanIntervalMs` per dreamer. */
   sessions: SessionLister;
   /** The model for the run; without one the enabled gate stops every call. */
@@ -224,6 +226,7 @@ export function createDreamer(options: DreamerOptions): Dreamer {
       run = await runDream({
         model: options.model as LanguageModel,
         memoryDir: options.memoryDir,
+        ...(options.userDir === undefined ? {} : { userDir: options.userDir }),
         sessions,
         maxTurns: config.maxTurns,
         clock,

@@ -32,6 +32,7 @@ describe('dream progress', () => {
       sessionsToReview: 2,
       sessionsReviewed: ['s2'],
       filesTouched: [],
+      touchedIn: [],
       turns: 2,
       toolCalls: 3,
       refusedCalls: 0,
@@ -66,5 +67,24 @@ describe('dream progress', () => {
     expect(p.filesTouched).toEqual(['a.md', 'MEMORY.md']);
     expect(p.sessionsReviewed).toEqual(['s1']);
     expect(formatProgress(p)).toBe('updating · 1/2 sessions reviewed · 2 files touched · turn 3');
+  });
+
+  it('names a file written in the user layer by its absolute path, with its layer', () => {
+    const p = applyTurn(
+      initialProgress(0),
+      {
+        turn: 1,
+        toolCalls: [
+          call('write', { path: '/home/user/memory/lang.md' }),
+          call('edit', { path: 'b.md' }),
+        ],
+      },
+      { ...ctx, userDir: '/home/user/memory' },
+    );
+    expect(p.filesTouched).toEqual(['/home/user/memory/lang.md', 'b.md']);
+    expect(p.touchedIn).toEqual([
+      { layer: 'user', file: 'lang.md', path: '/home/user/memory/lang.md' },
+      { layer: 'project', file: 'b.md', path: '/mem/b.md' },
+    ]);
   });
 });

@@ -1,4 +1,5 @@
-import { isAbsolute, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { type LayeredPath, layeredPath, savedFileName } from '../extract/memory-writes.js';
 import type { SessionRef } from './gates.js';
 
 /** What a running consolidation has done so far, as data: the CLI renders it, hosts may too. */
@@ -8,8 +9,13 @@ export interface DreamProgress {
   sessionsToReview: number;
   /** Ids of listed sessions the agent actually looked into (read, grep, find or list on them). */
   sessionsReviewed: string[];
-  /** Memory files written or edited, relative to the memory directory, first touch first. */
+  /**
+   * Memory files written or edited, relative to the memory directory (a user-layer file by its
+   * absolute path), first touch first.
+   */
   filesTouched: string[];
+  /** The same files, each with its layer and absolute path. */
+  touchedIn: LayeredPath[];
   turns: number;
   toolCalls: number;
   /** Calls the sandbox refused (e.g. a write outside the memory directory). */
@@ -30,6 +36,7 @@ export function initialProgress(sessionsToReview: number): DreamProgress {
     sessionsToReview,
     sessionsReviewed: [],
     filesTouched: [],
+    touchedIn: [],
     turns: 0,
     toolCalls: 0,
     refusedCalls: 0,
@@ -42,17 +49,24 @@ const WRITE_TOOLS = new Set(['write', 'edit']);
 export function applyTurn(
   progress: DreamProgress,
   turn: { turn: number; toolCalls: readonly ToolCallRecord[] },
-  context: { memoryDir: string; sessions: readonly SessionRef[] },
+  context: { memoryDir: string; userDir?: string; sessions: readonly SessionRef[] },
 ): DreamProgress {
-  const touched = [...progress.filesTouched];
+  const touched = [...progress.touchedIn];
+  // Relative paths start in the memory directory, as the tools resolve them.
+  const paths = {
+    memoryDir: context.memoryDir,
+    cwd: context.memoryDir,
+    ...(context.userDir === undefined ? {} : { userDir: context.userDir }),
+  };
   const reviewed = new Set(progress.sessionsReviewed);
   let refused = progress.refusedCalls;
   for (const call of turn.toolCalls) {
     if (!call.allowed) refused++;
     const path = pathOf(call.input);
     if (WRITE_TOOLS.has(call.name) && call.allowed && !call.isError && path !== undefined) {
-      const rel = insideDir(context.memoryDir, path);
-      if (rel !== undefined && !touched.includes(rel)) touched.push(rel);
+      const at = layeredPath(resolve(context.memoryDir, path), paths);
+      if (at !== undefined && at.file !== '' && !touched.some((t) => t.path === at.path))
+        touched.push(at);
     }
     if (!WRITE_TOOLS.has(call.name)) {
       const text = JSON.stringify(call.input ?? '');
@@ -67,7 +81,8 @@ export function applyTurn(
     sessionsToReview: progress.sessionsToReview,
     // Keep the listed order so repeated renders are stable.
     sessionsReviewed: context.sessions.map((s) => s.id).filter((id) => reviewed.has(id)),
-    filesTouched: touched,
+    filesTouched: touched.map(savedFileName),
+    touchedIn: touched,
     turns: Math.max(progress.turns, turn.turn),
     toolCalls: progress.toolCalls + turn.toolCalls.length,
     refusedCalls: refused,
@@ -78,12 +93,6 @@ function pathOf(input: unknown): string | undefined {
   if (typeof input !== 'object' || input === null) return undefined;
   const path = (input as { path?: unknown }).path;
   return typeof path === 'string' && path !== '' ? path : undefined;
-}
-
-function insideDir(dir: string, path: string): string | undefined {
-  const rel = relative(dir, resolve(dir, path));
-  if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) return undefined;
-  return rel.split('\\').join('/');
 }
 
 /** One line for a terminal: `updating · 3/5 sessions reviewed · 2 files touched · turn 4`. */

@@ -43,7 +43,7 @@ describe('dream prompt', () => {
     });
     for (const h of Object.values(DREAM_PROMPT_HEADINGS).filter((x) => !x.includes('Phase'))) {
       // every other heading is an instruction: its first word is an imperative verb
-      expect(h).toMatch(/^#{1,2} (Consolidate|Work|Sessions to review|Finish)/);
+      expect(h).toMatch(/^#{1,2} (Consolidate|Work|Keep|Sessions to review|Finish)/);
     }
   });
 
@@ -103,6 +103,26 @@ describe('dream prompt', () => {
     expect(capped).toMatch(
       /- \[user\] a\.md\n\(12 older memories are not listed here; list the directory/,
     );
+  });
+
+  it('with a user layer, opens it for writing and says which facts move there and how', () => {
+    const userDir = '/home/u/.engram/user/memory';
+    const layered = buildDreamPrompt({
+      ...options,
+      userDir,
+      userManifest: '- [user] answer-in-chinese.md (2026-11-01T00:00:00.000Z): reply in Chinese',
+    });
+    expect(prompt).not.toContain(DREAM_PROMPT_HEADINGS.layers);
+    const at = (h: string) => layered.indexOf(`${h}\n`);
+    expect(at(DREAM_PROMPT_HEADINGS.consolidate)).toBeLessThan(at(DREAM_PROMPT_HEADINGS.layers));
+    expect(at(DREAM_PROMPT_HEADINGS.layers)).toBeLessThan(at(DREAM_PROMPT_HEADINGS.prune));
+    const rules = layered.slice(at(DREAM_PROMPT_HEADINGS.rules), at(DREAM_PROMPT_HEADINGS.orient));
+    expect(rules).toContain(`\`${userDir}\``);
+    const layers = layered.slice(at(DREAM_PROMPT_HEADINGS.layers), at(DREAM_PROMPT_HEADINGS.prune));
+    expect(layers).toMatch(/would hold just as well in any other repository/);
+    expect(layers).toMatch(/revoke the project's copy with `superseded_by`/);
+    expect(layers).toMatch(/When in doubt, leave a memory where it is/);
+    expect(layers).toContain('answer-in-chinese.md');
   });
 
   it('the refusal for non-memory writes names the path and what is allowed', () => {

@@ -19,6 +19,7 @@ export const DREAM_PROMPT_HEADINGS = {
   orient: '## Phase 1 — Orient: learn what is already stored',
   gather: '## Phase 2 — Gather: find what changed since the last pass',
   consolidate: '## Phase 3 — Consolidate: fix memories where they live',
+  layers: '## Keep facts about the person in the user directory',
   prune: '## Phase 4 — Prune and index: keep the index small and true',
   sessions: '## Sessions to review',
   finish: '## Finish with a short report',
@@ -33,11 +34,19 @@ export interface DreamPromptOptions {
   manifest?: string;
   /** Older memories the manifest leaves out (the scan keeps the newest 200). */
   manifestOmitted?: number;
+  /** The user layer's directory, when the pass may write there too. */
+  userDir?: string;
+  /** The manifest of the user layer's memories. */
+  userManifest?: string;
 }
 
-function rulesSection(memoryDir: string): string {
+function rulesSection(memoryDir: string, userDir: string | undefined): string {
+  const where =
+    userDir === undefined
+      ? `inside \`${memoryDir}\``
+      : `inside \`${memoryDir}\` and the user directory \`${userDir}\``;
   return `${DREAM_PROMPT_HEADINGS.rules}
-- You may read any file, but you may only write inside \`${memoryDir}\`, and only markdown files there. Writes anywhere else are refused.
+- You may read any file, but you may only write ${where}, and only markdown files there. Writes anywhere else are refused.
 - Nothing can be deleted. To retire a memory, revoke it (see Phase 3); engram keeps revoked files so no agent learns them again.
 - Use the read-only tools (list, find, grep, read) to look around, and write or edit only memory files and ${INDEX_FILE}.
 - Leave dot files in the directory alone: they are engram's own bookkeeping.`;
@@ -60,6 +69,19 @@ function consolidateSection(today: string): string {
 - When a memory is wrong, fix it at its source: rewrite it if the rule still holds on different grounds, or revoke it if it no longer holds. Never add a correction beside a wrong memory; two files that disagree are worse than one. A memory that checks out stays as it is.
 - To revoke a memory, edit its frontmatter to add \`status: revoked\`, \`revoked: ${today}\`, \`reason: <one line saying why>\` and, when another file replaces it, \`superseded_by: <file.md>\`; then remove its line from ${INDEX_FILE}. Keep its body as the record of what was believed.
 - Keep every memory's frontmatter complete and valid YAML: \`name\`, a one-line \`description\` (in double quotes when it contains a colon), and \`type\` (user, feedback, project or reference). A file whose frontmatter does not parse cannot be recalled.`;
+}
+
+/** Where a fact about the person lives, and how to move one there without losing it. */
+function layersSection(userDir: string, userManifest: string): string {
+  const listed = userManifest.trim() === '' ? '- (none yet)' : userManifest.trim();
+  return `${DREAM_PROMPT_HEADINGS.layers}
+The user directory \`${userDir}\` holds facts about the person that every project they open reads: the language they want replies in, their role and experience, how they like to work.
+- A **user** memory in this project's directory that would hold just as well in any other repository belongs there: write it in the user directory, add its line to that directory's ${INDEX_FILE}, then revoke the project's copy with \`superseded_by\` set to the new file's absolute path.
+- Anything that names this project, its code, its team, its services or its tools stays in the project directory. When in doubt, leave a memory where it is: a project fact in the user directory would mislead every other project.
+- Tidy the user directory by the same rules as this one (merge, date, revoke, one index line per active memory in its own ${INDEX_FILE}).
+
+Memories in the user directory now:
+${listed}`;
 }
 
 const PRUNE = `${DREAM_PROMPT_HEADINGS.prune}
@@ -107,10 +129,13 @@ This is a consolidation pass over the memory directory \`${options.memoryDir}\`:
     : '';
   return [
     `${intro}${manifest}`,
-    rulesSection(options.memoryDir),
+    rulesSection(options.memoryDir, options.userDir),
     ORIENT,
     GATHER,
     consolidateSection(today),
+    ...(options.userDir === undefined
+      ? []
+      : [layersSection(options.userDir, options.userManifest ?? '')]),
     PRUNE,
     sessionsSection(options.sessions),
     FINISH,

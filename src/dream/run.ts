@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { type ForkedAgentResult, runForkedAgent } from '../llm/forked-agent.js';
 import type { ConversationPrefix, LanguageModel, Usage } from '../llm/types.js';
 import { auditMemoryDir, formatManifest, readIndexRaw, scanMemories } from '../memdir/index.js';
@@ -18,6 +20,11 @@ import {
 export interface RunDreamOptions {
   model: LanguageModel;
   memoryDir: string;
+  /**
+   * The user layer's directory: when given, the pass may also tidy it and move facts about the
+   * person there, under the same confinement and lock rules. Default: the project only.
+   */
+  userDir?: string;
   /** Sessions since the last consolidation, newest first. */
   sessions: readonly SessionRef[];
   /**
@@ -38,6 +45,8 @@ export interface DreamRunResult {
   progress: DreamProgress;
   /** Before/after audit of the memory directory: what the pass broke or fixed. */
   invariants: DreamInvariants;
+  /** The same check of the user layer's directory, when the pass could write there. */
+  userInvariants?: DreamInvariants;
   usage: Usage;
   /** The agent's closing summary. */
   finalText: string;
@@ -51,8 +60,16 @@ export interface DreamRunResult {
  */
 export async function runDream(options: RunDreamOptions): Promise<DreamRunResult> {
   const { memoryDir, sessions } = options;
+  const userDir =
+    options.userDir === undefined || resolve(options.userDir) === resolve(memoryDir)
+      ? undefined
+      : options.userDir;
+  // The confinement walks real folders: the user layer's root exists before the first write.
+  if (userDir !== undefined) await mkdir(userDir, { recursive: true, mode: 0o700 });
   const scan = await scanMemories(memoryDir);
   const before = await auditMemoryDir(memoryDir);
+  const userScan = userDir === undefined ? undefined : await scanMemories(userDir);
+  const userBefore = userDir === undefined ? undefined : await auditMemoryDir(userDir);
   let progress = initialProgress(sessions.length);
   options.onProgress?.(progress);
   const prompt = buildDreamPrompt({
@@ -61,7 +78,11 @@ export async function runDream(options: RunDreamOptions): Promise<DreamRunResult
     now: new Date((options.clock ?? systemClock).now()),
     manifest: formatManifest(scan.memories),
     manifestOmitted: scan.dropped,
+    ...(userDir === undefined || userScan === undefined
+      ? {}
+      : { userDir, userManifest: formatManifest(userScan.memories) }),
   });
+  const readRoots = dreamReadRoots(sessions);
   const agent = await runForkedAgent({
     model: options.model,
     prefix: options.prefix ?? {
@@ -70,13 +91,17 @@ export async function runDream(options: RunDreamOptions): Promise<DreamRunResult
       messages: [],
     },
     prompt,
-    tools: createDreamTools(memoryDir, dreamConfinement(memoryDir, dreamReadRoots(sessions))),
-    canUseTool: dreamCanUseTool(memoryDir, dreamReadRoots(sessions)),
+    tools: createDreamTools(memoryDir, dreamConfinement(memoryDir, readRoots, userDir), userDir),
+    canUseTool: dreamCanUseTool(memoryDir, readRoots, userDir),
     maxTurns: options.maxTurns ?? DEFAULT_DREAM_CONFIG.maxTurns,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
     onTurn: (event) => {
-      progress = applyTurn(progress, event, { memoryDir, sessions });
+      progress = applyTurn(progress, event, {
+        memoryDir,
+        sessions,
+        ...(userDir === undefined ? {} : { userDir }),
+      });
       options.onProgress?.(progress);
     },
   });
@@ -89,6 +114,14 @@ export async function runDream(options: RunDreamOptions): Promise<DreamRunResult
     usage: agent.usage,
     finalText: agent.finalText,
   };
+  if (userDir !== undefined && userBefore !== undefined) {
+    const userAfter = await auditMemoryDir(userDir);
+    result.userInvariants = compareAudits(
+      userBefore,
+      userAfter,
+      (await readIndexRaw(userDir)) ?? '',
+    );
+  }
   if (agent.error) result.error = agent.error;
   return result;
 }

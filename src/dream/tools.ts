@@ -9,7 +9,7 @@ import type {
   ToolImplementation,
   ToolResultValue,
 } from '../llm/types.js';
-import { withMemoryLock } from '../memdir/dir-lock.js';
+import { withLockOfDirHolding } from '../memdir/dir-lock.js';
 import { FIND_TOOL_DESCRIPTION, notAMemoryFileRefusal } from './prompts.js';
 
 export const MAX_FIND_RESULTS = 200;
@@ -43,21 +43,31 @@ export function dreamReadRoots(sessions: ReadonlyArray<{ path: string }>): strin
   return [...new Set(sessions.map((s) => dirname(s.path)))];
 }
 
-/** The run's one confinement: write in the memory directory, read it and the session folders. */
+/**
+ * The run's one confinement: write in the memory directory (and the user layer's, when given),
+ * read them and the session folders.
+ */
 export function dreamConfinement(
   memoryDir: string,
   readRoots: readonly string[] = [],
+  userDir?: string,
 ): Confinement {
-  return directoryConfinement(memoryDir, { readRoots });
+  return directoryConfinement(memoryDir, {
+    readRoots,
+    ...(userDir === undefined ? {} : { userDir }),
+  });
 }
 
 /** list, grep, read, write, edit (from the model layer) plus find, rooted at the memory directory. */
 export function createDreamTools(
   memoryDir: string,
   confinement: Confinement = dreamConfinement(memoryDir),
+  userDir?: string,
 ): ToolImplementation[] {
-  // Consolidation rewrites MEMORY.md while sessions may save: the directory's lock, like every door.
-  const writeLock = <T>(fn: () => Promise<T>) => withMemoryLock(memoryDir, fn);
+  // Consolidation rewrites MEMORY.md while sessions may save: the lock of the directory written
+  // (the project's or the user layer's), like every door.
+  const dirs = userDir === undefined ? [memoryDir] : [memoryDir, userDir];
+  const writeLock = <T>(fn: () => Promise<T>, path: string) => withLockOfDirHolding(dirs, path, fn);
   return [
     ...createFileTools(memoryDir, { confinement, writeLock }),
     findTool(memoryDir, confinement),
@@ -129,8 +139,15 @@ async function walk(
  * deletes), narrowed for consolidation: writes must be markdown and never a dot file, because the
  * directory also holds engram's own lock whose mtime is the last consolidation time.
  */
-export function dreamCanUseTool(memoryDir: string, readRoots: readonly string[] = []): CanUseTool {
-  const inner = directorySandbox(memoryDir, { readRoots });
+export function dreamCanUseTool(
+  memoryDir: string,
+  readRoots: readonly string[] = [],
+  userDir?: string,
+): CanUseTool {
+  const inner = directorySandbox(memoryDir, {
+    readRoots,
+    ...(userDir === undefined ? {} : { userDir }),
+  });
   return async (toolName, input) => {
     const decision = await inner(toolName, input);
     if (decision.behavior === 'deny') return decision;

@@ -168,8 +168,10 @@ export function createEngram(options: EngramOptions = {}): Engram {
         import('../dream/dreamer.js'),
         import('../dream/file-scan-throttle.js'),
       ]);
+      const userDir = memoryChain.find((l) => l.layer === 'user')?.dir;
       return createDreamer({
         memoryDir,
+        ...(userDir === undefined ? {} : { userDir }),
         ...(model ? { model } : {}),
         sessions: dreamerOptions.sessions ?? sessions,
         memoryEnabled: engram.memoryEnabled,

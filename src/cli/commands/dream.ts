@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   combineSessionListers,
+  type DreamInvariants,
   type DreamOutcome,
   type DryRunReport,
   formatProgress,
@@ -151,6 +152,12 @@ export function registerDreamCommands(program: Command, io: CliIo): void {
     });
 }
 
+function directoryCheck(label: string, inv: DreamInvariants): string {
+  return inv.ok
+    ? `${label}: OK (${inv.memoriesAfter} memories, ${inv.indexEntriesAfter} index lines${inv.resolved.length ? `; fixed ${inv.resolved.length} problem(s) found before the pass` : ''}${inv.longIndexLines ? `; ${inv.longIndexLines} index line(s) over 150 characters` : ''}).\n`
+    : `${label} found problems this pass left:\n${inv.violations.map((v) => `  ${v.kind}: ${v.message}\n`).join('')}Fix them, or run \`engram index --rebuild\` for index problems.\n`;
+}
+
 /**
  * 0: ran cleanly, or not due yet (time, throttle, sessions). 1: could not run when asked (disabled,
  * lock busy), the run failed or hit its turn limit, or it left the directory inconsistent.
@@ -163,7 +170,7 @@ export function exitCodeForOutcome(outcome: DreamOutcome): number {
   if (outcome.run.status === 'aborted') return EXIT_INTERRUPTED;
   // An error, or a pass cut off by its turn limit: it did not finish and the lock was rolled back.
   if (outcome.run.status !== 'completed') return 1;
-  return outcome.run.invariants.ok ? 0 : 1;
+  return outcome.run.invariants.ok && outcome.run.userInvariants?.ok !== false ? 0 : 1;
 }
 
 function printDryRun(
@@ -232,6 +239,7 @@ function printOutcome(
         sessions: outcome.sessions.map(sessionJson),
         progress: run.progress,
         invariants: run.invariants,
+        userInvariants: run.userInvariants ?? null,
         usage: run.usage,
         summary: run.finalText,
         error: run.error ? { code: run.error.code, message: run.error.message } : null,
@@ -256,11 +264,18 @@ function printOutcome(
       : run.status === 'max_turns'
         ? `Consolidation stopped at the turn limit before finishing (${done}); its edits are kept and the lock was rolled back so the next session continues. Raise the limit with --max-turns.`
         : `Consolidation ${run.status === 'aborted' ? 'aborted' : `failed${run.error ? `: ${run.error.message}` : ''}`}; the lock was rolled back so the next session retries.`;
-  const files = p.filesTouched.map((f) => `  ${f}\n`).join('');
-  const inv = run.invariants;
-  const check = inv.ok
-    ? `Directory check: OK (${inv.memoriesAfter} memories, ${inv.indexEntriesAfter} index lines${inv.resolved.length ? `; fixed ${inv.resolved.length} problem(s) found before the pass` : ''}${inv.longIndexLines ? `; ${inv.longIndexLines} index line(s) over 150 characters` : ''}).\n`
-    : `Directory check found problems this pass left:\n${inv.violations.map((v) => `  ${v.kind}: ${v.message}\n`).join('')}Fix them, or run \`engram index --rebuild\` for index problems.\n`;
+  // Once a file went to the user layer, each line names the layer it was written in.
+  const layered = p.touchedIn.some((f) => f.layer !== 'project');
+  const files = p.touchedIn
+    .map((f) =>
+      layered ? `  ${f.layer}: ${f.layer === 'project' ? f.file : f.path}\n` : `  ${f.file}\n`,
+    )
+    .join('');
+  const check =
+    directoryCheck('Directory check', run.invariants) +
+    (run.userInvariants && (layered || !run.userInvariants.ok)
+      ? directoryCheck('User layer check', run.userInvariants)
+      : '');
   const summary = run.finalText.trim() ? `${run.finalText.trim()}\n` : '';
   io.stdout(`${head}\n${files}${check}${summary}`);
 }
