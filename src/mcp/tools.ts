@@ -73,6 +73,7 @@ export async function recallTool(
     text,
     selected: result.selected.map((m) => ({
       file: m.file,
+      layer: m.layer,
       type: m.type,
       description: m.description,
       header: m.header,
@@ -201,15 +202,30 @@ export async function listTool(
     const theirs = await scanMemories(user.dir, { cap: Number.POSITIVE_INFINITY });
     for (const m of theirs.memories) {
       if (args.include_revoked || m.status === 'active')
-        lines.push(`${formatManifestLine(m)} [user]`);
+        lines.push(`${formatManifestLine(m)} (user layer, ${user.dir})`);
     }
   }
   return { text: lines.length === 0 ? counts : `${counts}\n${lines.join('\n')}` };
 }
 
+/**
+ * A memory by file or name, looked up along the chain as `engram show` does: the project's first,
+ * then the user layer's, which says where it came from.
+ */
 export async function readTool(ctx: MemoryToolsContext, args: { file: string }): Promise<ToolText> {
-  const doc = await readMemory(ctx.dir, await resolveMemoryRef(ctx.dir, args.file));
-  return { text: doc.content };
+  try {
+    const doc = await readMemory(ctx.dir, await resolveMemoryRef(ctx.dir, args.file));
+    return { text: doc.content };
+  } catch (error) {
+    const user = ctx.engram?.memoryChain.find((l) => l.layer === 'user');
+    if (!user || !isEngramError(error) || error.code !== 'not_found') throw error;
+    const doc = await readMemory(user.dir, await resolveMemoryRef(user.dir, args.file)).catch(
+      () => {
+        throw error;
+      },
+    );
+    return { text: `(from the user layer, ${user.dir})\n${doc.content}` };
+  }
 }
 
 export async function revokeTool(
@@ -240,14 +256,18 @@ export async function revokeTool(
 }
 
 export async function auditTool(ctx: MemoryToolsContext): Promise<ToolText> {
-  const report = await auditMemoryDir(ctx.dir);
   const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-  const head = `${count(report.memories, 'memory', 'memories')}, ${count(report.indexEntries, 'index line', 'index lines')} in ${report.dir}`;
-  if (report.ok) return { text: `No problems found: ${head}.` };
-  const lines = report.problems.map((p) => `- [${p.kind}] ${p.message}`);
-  return {
-    text: `${count(report.problems.length, 'problem', 'problems')} found (${head}):\n${lines.join('\n')}`,
+  const describe = (report: Awaited<ReturnType<typeof auditMemoryDir>>, layer: string) => {
+    const head = `${count(report.memories, 'memory', 'memories')}, ${count(report.indexEntries, 'index line', 'index lines')} in ${report.dir}${layer === 'project' ? '' : ` (${layer} layer)`}`;
+    if (report.ok) return `No problems found: ${head}.`;
+    const lines = report.problems.map((p) => `- [${p.kind}] ${p.message}`);
+    return `${count(report.problems.length, 'problem', 'problems')} found (${head}):\n${lines.join('\n')}`;
   };
+  const texts = [describe(await auditMemoryDir(ctx.dir), 'project')];
+  // The user layer is audited on its own, and says so.
+  const user = ctx.engram?.memoryChain.find((l) => l.layer === 'user');
+  if (user) texts.push(describe(await auditMemoryDir(user.dir), 'user'));
+  return { text: texts.join('\n') };
 }
 
 /** An agent's memories only, each marked with the scope it lives in. */

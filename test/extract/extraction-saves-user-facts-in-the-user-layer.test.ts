@@ -151,6 +151,13 @@ describe('extraction with a user layer', () => {
     expect(list.memories.map((m: { file: string; layer: string }) => [m.file, m.layer])).toEqual([
       ['answer-in-chinese.md', 'user'],
     ]);
+    // The human list marks what came from the user layer; project lines look as they always did.
+    expect((await run(a.dir, 'list')).stdout.split('\n').filter(Boolean)).toEqual([
+      expect.stringMatching(
+        /^- \[project\] release-freeze\.md .*: Repository A has a release freeze until the audit ends$/,
+      ),
+      expect.stringMatching(/^- \[user\] answer-in-chinese\.md .* \(user layer\)$/),
+    ]);
     const inB = JSON.parse(
       (
         await run(

@@ -150,7 +150,10 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
       // Project lines look as they always did; a memory from another layer says which.
       io.stdout(
         shown
-          .map((m) => `${formatManifestLine(m)}${m.layer === 'project' ? '' : ` [${m.layer}]`}\n`)
+          .map(
+            (m) =>
+              `${formatManifestLine(m)}${m.layer === 'project' ? '' : ` (${m.layer} layer)`}\n`,
+          )
           .join(''),
       );
       if (dropped > 0) {

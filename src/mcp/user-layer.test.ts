@@ -1,0 +1,83 @@
+/**
+ * The MCP tools over a chain with a user layer: every result that names a memory says which layer
+ * it came from, and a memory the list shows can be read.
+ */
+import { mkdtempSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createEngram } from '../runtime/create-engram.js';
+import { createEngramMcpServer } from './server.js';
+
+let home: string;
+let client: Client;
+let userDir: string;
+
+beforeEach(async () => {
+  home = mkdtempSync(join(tmpdir(), 'engram-mcp-layers-'));
+  const env = { ENGRAM_HOME: join(home, '.engram'), ENGRAM_MANAGED_DIR: join(home, 'managed') };
+  const repo = join(home, 'repo');
+  await mkdir(repo);
+  const engram = createEngram({ cwd: repo, env, homedir: home });
+  userDir = engram.memoryChain.find((l) => l.layer === 'user')!.dir;
+  await engram.saveMemory({
+    type: 'user',
+    name: 'answer in Chinese',
+    description: 'The user wants every reply written in Chinese',
+    body: 'Reply in Chinese.',
+    scope: 'user',
+  });
+  await engram.saveMemory({
+    type: 'project',
+    name: 'release freeze',
+    description: 'The repository has a release freeze until the audit ends',
+    body: 'No releases.\n**Why:** the audit.\n**How to apply:** refuse release tasks.',
+  });
+  const server = createEngramMcpServer({ memoryDir: engram.memoryDir, engram });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  client = new Client({ name: 'test', version: '1.0.0' });
+  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+});
+afterEach(async () => {
+  await client.close();
+  await rm(home, { recursive: true, force: true });
+});
+
+async function call(name: string, args: Record<string, unknown> = {}): Promise<string> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const first = result.content[0];
+  return first?.type === 'text' ? first.text : '';
+}
+
+describe('MCP tools with a user layer', () => {
+  it('lists, reads and audits the user layer, each result naming it', async () => {
+    const listed = (await call('memory_list')).split('\n');
+    expect(listed.find((l) => l.includes('release-freeze.md'))).not.toMatch(/layer/);
+    expect(listed.find((l) => l.includes('answer-in-chinese.md'))).toContain(
+      `(user layer, ${userDir})`,
+    );
+    const read = await call('memory_read', { file: 'answer-in-chinese' });
+    expect(read.split('\n')[0]).toBe(`(from the user layer, ${userDir})`);
+    expect(read).toContain('Reply in Chinese.');
+    const audit = (await call('memory_audit')).split('\n');
+    expect(audit).toHaveLength(2);
+    expect(audit[1]).toBe(`No problems found: 1 memory, 1 index line in ${userDir} (user layer).`);
+  });
+
+  it('gives each recalled memory its layer', async () => {
+    const result = (await client.callTool({
+      name: 'memory_recall',
+      arguments: { query: 'which language should every reply be written in' },
+    })) as CallToolResult;
+    const summary = result.structuredContent as {
+      selected: Array<{ file: string; layer: string }>;
+    };
+    expect(summary.selected.map((m) => [m.file, m.layer])).toEqual([
+      ['answer-in-chinese.md', 'user'],
+    ]);
+  });
+});
