@@ -90,6 +90,10 @@ describe('createConfinement', () => {
   it('refuses a hard link to a file elsewhere', async () => {
     await link(join(outside, 'secret.txt'), join(root, 'hard.md'));
     expect(await refused(memory().readText('hard.md'))).toMatch(/hard link/);
+    // Nor moved: the memory-tool rename moved it, then refused to index it, reporting a failure.
+    expect(await refused(memory().rename('hard.md', 'moved.md'))).toMatch(/hard link/);
+    expect(await readdir(root)).toContain('hard.md');
+    expect(await readdir(root)).not.toContain('moved.md');
   });
 
   it('refuses hidden, engram-owned, reserved and control-character names as write targets', async () => {

@@ -183,6 +183,10 @@ export function createConfinement(options: ConfinementOptions): Confinement {
       const a = await locate(from, base, roots, deny, { access: 'write' });
       try {
         if (a.name === '') throw new ConfinementError(from, 'the root itself cannot be moved');
+        // A hard link is refused for reads; moving it would give the outside file a new name here.
+        const source = await lstat(target(a));
+        if (source.isFile() && source.nlink > 1)
+          throw new ConfinementError(from, 'it is a hard link to a file elsewhere');
         await using(to, { access: 'write', createParents: true }, async (b) => {
           if (b.name === '') throw new ConfinementError(to, 'a folder root cannot be replaced');
           await rename(target(a), target(b));
