@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scanMemoriesCached } from '../src/memdir/cached-scan.js';
-import { clearHeaderCaches, HEADER_CACHE_FILE } from '../src/memdir/header-cache.js';
+import { clearHeaderCaches, HEADER_CACHE_FILE, readCacheFile } from '../src/memdir/header-cache.js';
 import { scanMemories } from '../src/memdir/scan.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -40,9 +40,7 @@ describe('the header cache file across processes', () => {
     const dir = memoryDir(40);
     const codes = await Promise.all([runLoop(dir, 'a', 15), runLoop(dir, 'b', 15)]);
     expect(codes).toEqual([0, 0]);
-    const saved = JSON.parse(readFileSync(join(dir, HEADER_CACHE_FILE), 'utf8')) as {
-      entries: Record<string, unknown>;
-    };
+    const saved = { entries: Object.fromEntries(readCacheFile(dir)!.entries) };
     const files = readdirSync(dir).filter((f) => f.endsWith('.md'));
     expect(files).toHaveLength(70);
     expect(Object.keys(saved.entries).sort()).toEqual(files.sort());

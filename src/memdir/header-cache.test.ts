@@ -17,6 +17,7 @@ import {
   HEADER_CACHE_FILE,
   isTrusted,
   persistDirectoryCache,
+  readCacheFile,
   TIMESTAMP_GRANULARITY_MS,
 } from './header-cache.js';
 import { scanMemories } from './scan.js';
@@ -136,28 +137,65 @@ describe('the header cache', () => {
     for (let i = 0; i < 5; i++) write(dir, `m${i}.md`, memory(`fact ${i}`));
     await warmScan(dir);
     const path = join(dir, HEADER_CACHE_FILE);
-    const good = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-    const lie = (text: string) => {
-      writeFileSync(path, text);
+    const good = readFileSync(path);
+    const lie = (bytes: Uint8Array | string) => {
+      writeFileSync(path, bytes);
       return nextProcessScan(dir);
     };
-    const poisoned = JSON.parse(JSON.stringify(good)) as { entries: Record<string, unknown[]> };
-    for (const raw of Object.values(poisoned.entries)) {
-      (raw[5] as { description: string }).description = 'poisoned';
-    }
-    for (const text of [
+    // The file's JSON part edited: every description poisoned, and the format or directory changed.
+    const metaLength = good.readUInt32LE(12);
+    const blobs = good.subarray((16 + metaLength + 7) & ~7);
+    const edited = (edit: (meta: Record<string, unknown>) => void, format = 2) => {
+      const meta = JSON.parse(good.toString('utf8', 16, 16 + metaLength));
+      for (const h of meta.headers) h.description = 'poisoned';
+      edit(meta);
+      const json = Buffer.from(JSON.stringify(meta));
+      const head = Buffer.from(good.subarray(0, 16));
+      head.writeUInt32LE(format, 8);
+      head.writeUInt32LE(json.length, 12);
+      const pad = Buffer.alloc(((16 + json.length + 7) & ~7) - (16 + json.length));
+      return Buffer.concat([head, json, pad, blobs]);
+    };
+    expect(readCacheFile(dir)?.entries.size).toBe(5);
+    expect((await lie(edited(() => undefined))).memories[0]?.description).toBe('poisoned');
+    for (const bytes of [
+      good.subarray(0, good.length >> 1), // torn
+      good.subarray(0, 20),
+      Buffer.from('\u0000\u0001binary'),
+      '',
       '{"format": 1, "dir": ',
-      '\u0000\u0001binary',
-      '[]',
-      JSON.stringify({ ...good, format: 999, ...{ entries: poisoned.entries } }),
-      JSON.stringify({ ...good, dir: '/somewhere/else', entries: poisoned.entries }),
+      edited(() => undefined, 999), // another format
+      edited((meta) => {
+        meta.dir = '/somewhere/else'; // another directory's
+      }),
+      edited((meta) => {
+        meta.ids = { $blob: ['Float64Array', 0, 1e9] }; // pointing past the end
+      }),
     ]) {
-      const scan = await lie(text);
+      const scan = await lie(bytes);
       expect(scan.memories).toEqual(await reference(dir));
       expect(scan.read).toBe(5);
       await persistDirectoryCache(scan.cache);
-      expect(JSON.parse(readFileSync(path, 'utf8')).format).toBe(good.format);
+      expect(readCacheFile(dir)?.entries.size).toBe(5);
     }
+  });
+
+  it("reads an entry's derived data only when asked, and keeps it byte for byte otherwise", async () => {
+    const dir = tempDir();
+    for (let i = 0; i < 3; i++) write(dir, `m${i}.md`, memory(`fact ${i}`));
+    const scan = await scanMemoriesCached(dir, { clock: clockAt(later) });
+    for (const [file, entry] of scan.cache.entries) entry.derived = { reader: [file, 'é', 1.5] };
+    scan.cache.dirty = true;
+    await persistDirectoryCache(scan.cache);
+    const saved = readCacheFile(dir)!;
+    // An untouched entry is written back as it was; a touched one with what it holds now.
+    saved.entries.get('m1.md')!.derived = { reader: 'changed' };
+    saved.dirty = true;
+    await persistDirectoryCache(saved);
+    const again = readCacheFile(dir)!;
+    expect(again.entries.get('m0.md')!.derived).toEqual({ reader: ['m0.md', 'é', 1.5] });
+    expect(again.entries.get('m1.md')!.derived).toEqual({ reader: 'changed' });
+    expect(again.entries.get('m2.md')!.derived).toEqual({ reader: ['m2.md', 'é', 1.5] });
   });
 
   it('is never listed as a memory and leaves no temp or lock file behind', async () => {
@@ -179,10 +217,7 @@ describe('the header cache', () => {
     write(dir, 'b.md', memory('beta'));
     const theirs = await scanMemoriesCached(dir, { clock: clockAt(later) });
     await Promise.all([persistDirectoryCache(theirs.cache), persistDirectoryCache(mine.cache)]);
-    const saved = JSON.parse(readFileSync(join(dir, HEADER_CACHE_FILE), 'utf8')) as {
-      entries: Record<string, unknown>;
-    };
-    expect(Object.keys(saved.entries).sort()).toEqual(['a.md', 'b.md']);
+    expect([...readCacheFile(dir)!.entries.keys()].sort()).toEqual(['a.md', 'b.md']);
     expect((await nextProcessScan(dir)).read).toBe(0);
   });
 });

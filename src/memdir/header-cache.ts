@@ -19,10 +19,10 @@ import { SLICE_MS, yieldToLoop } from '../util/yield-to-loop.js';
 import type { MemoryHeader } from './types.js';
 
 /** The cache file in each memory directory (a dot file: scans skip it, it is never a memory). */
-export const HEADER_CACHE_FILE = '.engram-cache.json';
+export const HEADER_CACHE_FILE = '.engram-cache.bin';
 const HEADER_CACHE_LOCK = '.engram-cache.lock';
 /** Bumped whenever what an entry holds changes meaning; another format is ignored, then rewritten. */
-export const HEADER_CACHE_FORMAT = 1;
+export const HEADER_CACHE_FORMAT = 2;
 /**
  * Timestamps are only as fine as the filesystem keeps them (2 s on FAT, 1 s on some network and
  * older filesystems, a kernel tick on ext4). A file changed less than this before it was read may
@@ -124,33 +124,172 @@ export function updateEntry(cache: DirectoryCache, file: string, entry: CacheEnt
   cache.dirty = true;
 }
 
-interface CacheFile {
-  format: number;
+/**
+ * The cache file, binary: a marker and the format, a JSON part (the directory, its generation,
+ * every entry's file and header, the artifacts' plain parts), then typed arrays, each 8-byte
+ * aligned, that the JSON part points to as `{"$blob": [type, offset, length]}`: the identities, the
+ * trusted flags, the artifacts' numbers (a ranker index's postings as raw doubles), and each
+ * entry's derived data as its own piece of JSON text, parsed only when a reader asks for it (a
+ * warm one-shot turn restores the saved index and needs the analyses of a few memories at most).
+ */
+const MAGIC = Buffer.from('ENGRAMHC');
+const HEAD_BYTES = 16;
+const BLOB = '$blob';
+const LEGACY_CACHE_FILE = '.engram-cache.json';
+
+type BlobType = 'Int32Array' | 'Float64Array' | 'Uint8Array';
+const BLOB_TYPES = { Int32Array, Float64Array, Uint8Array } as const;
+type BlobRef = { [BLOB]: [BlobType, number, number] };
+
+interface FileMeta {
   dir: string;
   generation: string;
-  entries: Record<string, [number, number, number, number, boolean, MemoryHeader, unknown]>;
+  files: string[];
+  headers: MemoryHeader[];
+  ids: BlobRef;
+  trusted: BlobRef;
+  derived: BlobRef;
+  derivedStarts: BlobRef;
   artifacts: Record<string, { generation: string; value: unknown }>;
 }
 
-function readCacheFile(dir: string): DirectoryCache | undefined {
-  let data: CacheFile;
+/** Derived data still as the bytes the file holds, for entries whose `derived` nobody read. */
+const untouchedDerived = new WeakMap<CacheEntry, Uint8Array>();
+
+function entryWithLazyDerived(
+  id: FileIdentity,
+  trusted: boolean,
+  header: MemoryHeader,
+  bytes: Uint8Array,
+): CacheEntry {
+  let value: Record<string, unknown> | undefined;
+  const entry: CacheEntry = {
+    id,
+    trusted,
+    header,
+    get derived() {
+      if (value === undefined) {
+        untouchedDerived.delete(entry);
+        value = parseDerived(bytes);
+      }
+      return value;
+    },
+    set derived(next) {
+      untouchedDerived.delete(entry);
+      value = next;
+    },
+  };
+  untouchedDerived.set(entry, bytes);
+  return entry;
+}
+
+function parseDerived(bytes: Uint8Array): Record<string, unknown> {
   try {
-    data = JSON.parse(readFileSync(join(dir, HEADER_CACHE_FILE), 'utf8')) as CacheFile;
+    const value = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString());
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {};
   } catch {
-    return undefined; // missing or corrupt: start empty, rewrite later
+    return {}; // a reader recomputes what it finds missing
   }
+}
+
+/** What `dir`'s cache file holds, or undefined when it is missing or not one engram can use. */
+export function readCacheFile(dir: string): DirectoryCache | undefined {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(join(dir, HEADER_CACHE_FILE));
+  } catch {
+    return undefined; // missing: start empty, write it later
+  }
+  try {
+    return decodeCacheFile(dir, bytes);
+  } catch {
+    return undefined; // corrupt: start empty, rewrite later
+  }
+}
+
+function decodeCacheFile(dir: string, bytes: Buffer): DirectoryCache | undefined {
+  if (bytes.length < HEAD_BYTES || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return;
   // Another format, or a directory copied from elsewhere: its entries are not ours to trust.
-  if (typeof data !== 'object' || data === null || data.format !== HEADER_CACHE_FORMAT) return;
-  if (data.dir !== dir || typeof data.entries !== 'object' || data.entries === null) return;
+  if (bytes.readUInt32LE(8) !== HEADER_CACHE_FORMAT) return;
+  const metaEnd = HEAD_BYTES + bytes.readUInt32LE(12);
+  if (metaEnd > bytes.length) return;
+  const meta = JSON.parse(bytes.toString('utf8', HEAD_BYTES, metaEnd)) as FileMeta;
+  if (typeof meta !== 'object' || meta === null || meta.dir !== dir) return;
+  const blobStart = align8(metaEnd);
+  const blob = (ref: unknown) => blobAt(bytes, blobStart, ref);
+  const ids = blob(meta.ids);
+  const trusted = blob(meta.trusted);
+  const derived = blob(meta.derived);
+  const starts = blob(meta.derivedStarts);
+  const { files, headers } = meta;
+  if (!Array.isArray(files) || !Array.isArray(headers) || headers.length !== files.length) return;
+  const n = files.length;
+  if (!(ids instanceof Float64Array) || ids.length !== 4 * n) return;
+  if (!(trusted instanceof Uint8Array) || trusted.length !== n) return;
+  if (!(derived instanceof Uint8Array) || !(starts instanceof Int32Array)) return;
+  if (starts.length !== n + 1 || starts[n] !== derived.length) return;
   const entries = new Map<string, CacheEntry>();
   const prefix = pathPrefix(dir);
-  for (const [file, raw] of Object.entries(data.entries)) {
-    const entry = entryFromJson(prefix, file, raw);
-    if (entry) entries.set(file, entry);
+  for (let i = 0; i < n; i++) {
+    const file = files[i];
+    const header = headers[i];
+    if (typeof file !== 'string' || !isHeaderOf(header, file)) continue;
+    if (!(starts[i]! <= starts[i + 1]!)) return;
+    const mtimeMs = ids[4 * i + 1]!;
+    const id = { size: ids[4 * i]!, mtimeMs, ctimeMs: ids[4 * i + 2]!, ino: ids[4 * i + 3]! };
+    const own = { ...header, path: prefix + file, mtimeMs };
+    entries.set(
+      file,
+      entryWithLazyDerived(id, trusted[i] === 1, own, derived.subarray(starts[i], starts[i + 1])),
+    );
   }
-  const artifacts = new Map(Object.entries(data.artifacts ?? {}));
-  const generation = typeof data.generation === 'string' ? data.generation : newGeneration();
+  const artifacts = new Map<string, { generation: string; value: unknown }>();
+  if (typeof meta.artifacts === 'object' && meta.artifacts !== null) {
+    for (const [name, artifact] of Object.entries(meta.artifacts)) {
+      if (typeof artifact?.generation !== 'string') continue;
+      artifacts.set(name, {
+        generation: artifact.generation,
+        value: withBlobs(artifact.value, blob, 0),
+      });
+    }
+  }
+  const generation = typeof meta.generation === 'string' ? meta.generation : newGeneration();
   return { dir, entries, generation, artifacts, dirty: false, removed: new Set() };
+}
+
+function isHeaderOf(header: unknown, file: string): header is MemoryHeader {
+  if (typeof header !== 'object' || header === null) return false;
+  const h = header as MemoryHeader;
+  return h.file === file && typeof h.type === 'string' && typeof h.frontmatter === 'object';
+}
+
+const align8 = (n: number) => (n + 7) & ~7;
+
+/** The typed array a reference points to, or undefined when it does not point inside the file. */
+function blobAt(bytes: Buffer, start: number, ref: unknown): ArrayBufferView | undefined {
+  const spec = (ref as BlobRef | undefined)?.[BLOB];
+  if (!Array.isArray(spec)) return undefined;
+  const [type, offset, length] = spec;
+  const Type = Object.hasOwn(BLOB_TYPES, type) ? BLOB_TYPES[type] : undefined;
+  if (Type === undefined || !Number.isInteger(offset) || !Number.isInteger(length)) return;
+  const at = start + offset;
+  const byteLength = length * Type.BYTES_PER_ELEMENT;
+  if (offset < 0 || length < 0 || at + byteLength > bytes.length) return undefined;
+  // A view where the element alignment allows (the usual case), else a copy.
+  const absolute = bytes.byteOffset + at;
+  const buffer = bytes.buffer as ArrayBuffer;
+  if (absolute % Type.BYTES_PER_ELEMENT === 0) return new Type(buffer, absolute, length);
+  return new Type(buffer.slice(absolute, absolute + byteLength));
+}
+
+/** `value` with every blob reference replaced by its typed array. */
+function withBlobs(value: unknown, blob: (ref: unknown) => unknown, depth: number): unknown {
+  if (typeof value !== 'object' || value === null || depth > 8) return value;
+  if (Array.isArray(value)) return value.map((v) => withBlobs(v, blob, depth + 1));
+  if (Object.hasOwn(value, BLOB)) return blob(value);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = withBlobs(v, blob, depth + 1);
+  return out;
 }
 
 /**
@@ -161,41 +300,87 @@ export function pathPrefix(dir: string): string {
   return join(dir, 'x').slice(0, -1);
 }
 
-function entryFromJson(prefix: string, file: string, raw: unknown): CacheEntry | undefined {
-  if (!Array.isArray(raw) || raw.length !== 7) return undefined;
-  const [size, mtimeMs, ctimeMs, ino, trusted, header, derived] =
-    raw as CacheFile['entries'][string];
-  if (![size, mtimeMs, ctimeMs, ino].every((n) => typeof n === 'number')) return undefined;
-  if (typeof header !== 'object' || header === null || header.file !== file) return undefined;
-  if (typeof header.type !== 'string' || typeof header.frontmatter !== 'object') return undefined;
-  return {
-    id: { size, mtimeMs, ctimeMs, ino },
-    trusted: trusted === true,
-    header: { ...header, path: prefix + file, mtimeMs },
-    derived:
-      typeof derived === 'object' && derived !== null ? (derived as Record<string, unknown>) : {},
+/** Collects the typed arrays a file will hold, each 8-byte aligned. */
+function blobWriter() {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  const add = (view: ArrayBufferView): BlobRef => {
+    const type: BlobType | undefined =
+      view instanceof Float64Array
+        ? 'Float64Array'
+        : view instanceof Int32Array
+          ? 'Int32Array'
+          : view instanceof Uint8Array // a Buffer too
+            ? 'Uint8Array'
+            : undefined;
+    if (type === undefined) throw new TypeError(`cannot store a ${view.constructor.name}`);
+    const offset = size;
+    parts.push(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+    size += view.byteLength;
+    const pad = align8(size) - size;
+    if (pad > 0) parts.push(new Uint8Array(pad));
+    size += pad;
+    const length = view.byteLength / BLOB_TYPES[type].BYTES_PER_ELEMENT;
+    return { [BLOB]: [type, offset, length] };
   };
+  const withRefs = (value: unknown): unknown => {
+    if (ArrayBuffer.isView(value)) return add(value);
+    if (typeof value !== 'object' || value === null) return value;
+    if (Array.isArray(value)) return value.map(withRefs);
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = withRefs(v);
+    return out;
+  };
+  return { add, withRefs, parts };
 }
 
-/** The file's text, built a slice at a time: a long-running host's loop keeps turning meanwhile. */
-async function toJson(cache: DirectoryCache, entries: Map<string, CacheEntry>): Promise<string> {
-  const head = JSON.stringify({
-    format: HEADER_CACHE_FORMAT,
-    dir: cache.dir,
-    generation: cache.generation,
-    artifacts: Object.fromEntries(cache.artifacts),
-  });
-  const parts: string[] = [];
+/** The file's bytes, built a slice at a time: a long-running host's loop keeps turning meanwhile. */
+async function toBytes(cache: DirectoryCache, entries: Map<string, CacheEntry>): Promise<Buffer> {
+  const n = entries.size;
+  const files: string[] = [];
+  const headers: MemoryHeader[] = [];
+  const ids = new Float64Array(4 * n);
+  const trusted = new Uint8Array(n);
+  const derivedParts: Uint8Array[] = [];
+  const derivedStarts = new Int32Array(n + 1);
+  let derivedSize = 0;
+  let i = 0;
   let sliceStart = performance.now();
   for (const [file, e] of entries) {
-    const raw = [e.id.size, e.id.mtimeMs, e.id.ctimeMs, e.id.ino, e.trusted, e.header, e.derived];
-    parts.push(`${JSON.stringify(file)}:${JSON.stringify(raw)}`);
-    if ((parts.length & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
+    files.push(file);
+    headers.push(e.header);
+    ids.set([e.id.size, e.id.mtimeMs, e.id.ctimeMs, e.id.ino], 4 * i);
+    trusted[i] = e.trusted ? 1 : 0;
+    const bytes = untouchedDerived.get(e) ?? Buffer.from(JSON.stringify(e.derived));
+    derivedStarts[i] = derivedSize;
+    derivedParts.push(bytes);
+    derivedSize += bytes.length;
+    i++;
+    if ((i & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
       await yieldToLoop();
       sliceStart = performance.now();
     }
   }
-  return `${head.slice(0, -1)},"entries":{${parts.join(',')}}}`;
+  derivedStarts[n] = derivedSize;
+  const blobs = blobWriter();
+  const meta: FileMeta = {
+    dir: cache.dir,
+    generation: cache.generation,
+    files,
+    headers,
+    ids: blobs.add(ids),
+    trusted: blobs.add(trusted),
+    derived: blobs.add(Buffer.concat(derivedParts, derivedSize)),
+    derivedStarts: blobs.add(derivedStarts),
+    artifacts: blobs.withRefs(Object.fromEntries(cache.artifacts)) as FileMeta['artifacts'],
+  };
+  const json = Buffer.from(JSON.stringify(meta));
+  const head = Buffer.alloc(HEAD_BYTES);
+  MAGIC.copy(head);
+  head.writeUInt32LE(HEADER_CACHE_FORMAT, 8);
+  head.writeUInt32LE(json.length, 12);
+  const pad = new Uint8Array(align8(HEAD_BYTES + json.length) - (HEAD_BYTES + json.length));
+  return Buffer.concat([head, json, pad, ...blobs.parts]);
 }
 
 /**
@@ -231,8 +416,10 @@ export async function persistDirectoryCache(cache: DirectoryCache): Promise<bool
           `${TEMP_PREFIX}${HEADER_CACHE_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`,
         );
         try {
-          await writeFile(temp, await toJson(cache, merged), { mode: 0o600 });
+          await writeFile(temp, await toBytes(cache, merged), { mode: 0o600 });
           await rename(temp, path);
+          // The JSON file of format 1, which nothing reads any more.
+          await rm(join(cache.dir, LEGACY_CACHE_FILE), { force: true });
         } catch (error) {
           await rm(temp, { force: true });
           throw error;

@@ -114,7 +114,7 @@ function finishIndex(
 
 const internals = new WeakMap<
   Bm25Index,
-  { entries: Map<string, Posting>; lengths: Float64Array }
+  { entries: () => ReadonlyMap<string, Posting>; lengths: Float64Array }
 >();
 
 function indexFrom(
@@ -123,8 +123,19 @@ function indexFrom(
   entries: Map<string, Posting>,
   documentOf: (doc: number) => readonly WeightedTerms[],
 ): Bm25Index {
+  const index = indexOver(size, lengths, (term) => entries.get(term), documentOf);
+  internals.set(index, { entries: () => entries, lengths });
+  return index;
+}
+
+function indexOver(
+  size: number,
+  lengths: Float64Array,
+  postings: (term: string) => Posting | undefined,
+  documentOf: (doc: number) => readonly WeightedTerms[],
+): Bm25Index {
   const idf = (term: string): number => {
-    const n = entries.get(term)?.docs.length ?? 0;
+    const n = postings(term)?.docs.length ?? 0;
     return n === 0 ? 0 : Math.log(1 + (size - n + 0.5) / (n + 0.5));
   };
   const termMaps = new Map<number, ReadonlyMap<string, number>>();
@@ -140,53 +151,53 @@ function indexFrom(
     }
     return tf;
   };
-  const index: Bm25Index = {
-    size,
-    idf,
-    postings: (term) => entries.get(term),
-    termsOf,
-    lengthOf: (doc) => lengths[doc]!,
-  };
-  internals.set(index, { entries, lengths });
-  return index;
+  return { size, idf, postings, termsOf, lengthOf: (doc) => lengths[doc]! };
 }
 
 /**
- * A built index as plain data: its terms, and its postings and lengths as base64 typed arrays (the
- * exact doubles, so a restored index scores bit for bit as the built one). A cache file keeps it, so
- * a one-shot process does not rebuild the index while nothing changed.
+ * A built index as plain data: its terms in sorted order (one string, `\n` between them) with
+ * where each starts, and its postings and lengths as typed arrays (the exact doubles, so a
+ * restored index scores bit for bit as the built one). A cache file keeps it, so a one-shot
+ * process does not rebuild the index while nothing changed; restoring it builds no map of every
+ * term, a query's terms are looked up by binary search.
  */
 export interface Bm25Snapshot {
   size: number;
   endian: string;
   terms: string;
-  counts: string;
-  docs: string;
-  weights: string;
-  lengths: string;
+  /** Where term t starts in `terms`; one more entry, past the end of the last term plus one. */
+  starts: Int32Array;
+  /** Where term t's postings start in `docs` and `weights`; one more entry, their length. */
+  offsets: Int32Array;
+  docs: Int32Array;
+  weights: Float64Array;
+  lengths: Float64Array;
 }
-
-const base64 = (a: Int32Array | Float64Array) =>
-  Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
 
 export function snapshotBm25(index: Bm25Index): Bm25Snapshot | undefined {
   const own = internals.get(index);
   if (!own) return undefined;
-  const terms: string[] = [];
+  const entries = own.entries();
+  const terms = [...entries.keys()].sort();
+  // A term holding the separator cannot be stored this way (none does: terms are letters and digits).
+  if (terms.some((term) => term.includes('\n'))) return undefined;
+  const starts = new Int32Array(terms.length + 1);
+  const offsets = new Int32Array(terms.length + 1);
   let total = 0;
-  for (const [term, posting] of own.entries) {
-    // A term holding the separator cannot be stored this way (none does: terms are letters and digits).
-    if (term.includes('\n')) return undefined;
-    terms.push(term);
-    total += posting.docs.length;
+  let chars = 0;
+  for (let t = 0; t < terms.length; t++) {
+    starts[t] = chars;
+    offsets[t] = total;
+    chars += terms[t]!.length + 1;
+    total += entries.get(terms[t]!)!.docs.length;
   }
-  const counts = new Int32Array(terms.length);
+  starts[terms.length] = chars;
+  offsets[terms.length] = total;
   const docs = new Int32Array(total);
   const weights = new Float64Array(total);
   let at = 0;
-  let t = 0;
-  for (const posting of own.entries.values()) {
-    counts[t++] = posting.docs.length;
+  for (const term of terms) {
+    const posting = entries.get(term)!;
     for (let i = 0; i < posting.docs.length; i++) {
       docs[at] = posting.docs[i]!;
       weights[at++] = posting.weights[i]!;
@@ -195,23 +206,13 @@ export function snapshotBm25(index: Bm25Index): Bm25Snapshot | undefined {
   return {
     size: index.size,
     endian: endianness(),
-    terms: terms.join('\n'),
-    counts: base64(counts),
-    docs: base64(docs),
-    weights: base64(weights),
-    lengths: base64(own.lengths),
+    terms: terms.length === 0 ? '' : `${terms.join('\n')}\n`,
+    starts,
+    offsets,
+    docs,
+    weights,
+    lengths: Float64Array.from(own.lengths),
   };
-}
-
-function decode<T extends Int32Array | Float64Array>(
-  text: unknown,
-  Type: { new (buffer: ArrayBuffer): T; BYTES_PER_ELEMENT: number },
-): T | undefined {
-  if (typeof text !== 'string') return undefined;
-  const bytes = Buffer.from(text, 'base64');
-  if (bytes.byteLength % Type.BYTES_PER_ELEMENT !== 0) return undefined;
-  // A copy: typed arrays need their element alignment, which a Buffer's offset does not promise.
-  return new Type(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 }
 
 /** The index a snapshot holds; undefined for anything malformed. `documentOf` serves termsOf. */
@@ -220,24 +221,54 @@ export function restoreBm25(
   documentOf: (doc: number) => readonly WeightedTerms[],
 ): Bm25Index | undefined {
   if (typeof snapshot !== 'object' || snapshot === null || snapshot.endian !== endianness()) return;
-  const counts = decode(snapshot.counts, Int32Array);
-  const docs = decode(snapshot.docs, Int32Array);
-  const weights = decode(snapshot.weights, Float64Array);
-  const lengths = decode(snapshot.lengths, Float64Array);
-  if (!counts || !docs || !weights || !lengths || typeof snapshot.terms !== 'string') return;
-  const terms = snapshot.terms === '' ? [] : snapshot.terms.split('\n');
-  if (terms.length !== counts.length || docs.length !== weights.length) return undefined;
-  if (lengths.length !== snapshot.size) return undefined;
-  const entries = new Map<string, Posting>();
-  let at = 0;
-  for (let t = 0; t < terms.length; t++) {
-    const end = at + counts[t]!;
-    if (end > docs.length) return undefined;
-    entries.set(terms[t]!, { docs: docs.subarray(at, end), weights: weights.subarray(at, end) });
-    at = end;
+  const { size, terms, starts, offsets, docs, weights, lengths } = snapshot;
+  if (typeof terms !== 'string' || !Number.isInteger(size)) return undefined;
+  if (!(starts instanceof Int32Array) || !(offsets instanceof Int32Array)) return undefined;
+  if (!(docs instanceof Int32Array) || !(weights instanceof Float64Array)) return undefined;
+  if (!(lengths instanceof Float64Array) || lengths.length !== size) return undefined;
+  const count = starts.length - 1;
+  if (count < 0 || offsets.length !== count + 1 || docs.length !== weights.length) return undefined;
+  if (starts[count] !== terms.length || offsets[count] !== docs.length) return undefined;
+  // Every posting and term boundary in range and in order, every document number a document.
+  for (let t = 0; t < count; t++) {
+    if (offsets[t]! > offsets[t + 1]! || starts[t]! >= starts[t + 1]!) return undefined;
+    if (terms.charCodeAt(starts[t + 1]! - 1) !== 10) return undefined;
   }
-  if (at !== docs.length) return undefined;
-  return indexFrom(snapshot.size, lengths, entries, documentOf);
+  for (let i = 0; i < docs.length; i++) if (docs[i]! < 0 || docs[i]! >= size) return undefined;
+  const termAt = (t: number) => terms.slice(starts[t]!, starts[t + 1]! - 1);
+  const postingAt = (t: number): Posting => ({
+    docs: docs.subarray(offsets[t]!, offsets[t + 1]!),
+    weights: weights.subarray(offsets[t]!, offsets[t + 1]!),
+  });
+  const found = new Map<string, Posting | undefined>();
+  const postings = (term: string): Posting | undefined => {
+    if (found.has(term)) return found.get(term);
+    let lo = 0;
+    let hi = count - 1;
+    let hit: Posting | undefined;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = termAt(mid);
+      if (at === term) {
+        hit = postingAt(mid);
+        break;
+      }
+      if (at < term) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    found.set(term, hit);
+    return hit;
+  };
+  const index = indexOver(size, lengths, postings, documentOf);
+  internals.set(index, {
+    entries: () => {
+      const all = new Map<string, Posting>();
+      for (let t = 0; t < count; t++) all.set(termAt(t), postingAt(t));
+      return all;
+    },
+    lengths,
+  });
+  return index;
 }
 
 /** The idf of a term found in exactly one of `size` documents: the unit relevance is scaled to. */
