@@ -108,10 +108,13 @@ function linksOf(tokens: readonly Token[], into: string[]): string[] {
 
 /**
  * Index lines an independent markdown reader (marked) takes apart wrongly: a line that is not
- * one link, or whose link does not name a regular file in the memory directory. `files` lists the
- * memory files present (relative), so the caller decides what counts (links not followed).
+ * one link, or whose link does not name a regular file in the memory directory (links are not
+ * followed).
  */
-export async function indexProblems(memory: string): Promise<string[]> {
+export async function indexProblems(
+  memory: string,
+  options: { movedFolders?: readonly string[] } = {},
+): Promise<string[]> {
   const text = await readFile(join(memory, 'MEMORY.md'), 'utf8').catch(() => '');
   const problems: string[] = [];
   for (const line of text.split('\n')) {
@@ -127,6 +130,9 @@ export async function indexProblems(memory: string): Promise<string[]> {
     } catch {
       // a raw target is read as it is
     }
+    // The race form's folder was moved by the attacker while files were written into it: a line
+    // for a file there points where the file was written, and the file moved with its folder.
+    if ((options.movedFolders ?? []).some((d) => target.startsWith(`${d}/`))) continue;
     const s = await lstat(join(memory, target)).catch(() => undefined);
     if (!s?.isFile()) problems.push(`${JSON.stringify(line)}: ${target} is not a memory file`);
   }
