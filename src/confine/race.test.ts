@@ -1,69 +1,88 @@
-import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
+import { startFlipper } from '../../test/support/folder-flipper.js';
+import { createFileTools } from '../llm/file-tools.js';
+import { directorySandbox } from '../llm/sandbox.js';
+import { createMemoryToolHandlers } from '../memdir/memory-tool/handler.js';
 import { createConfinement } from './index.js';
 
 /**
  * A second process swaps `memory/sub` between a real folder and a link to a folder outside as
- * fast as it can, while this process writes at least 1,200 files into `sub/`. Writes may be refused or
- * land in the real folder (wherever it was moved inside the root); none may land outside.
+ * fast as it can, while this process writes at least 1,000 files into `sub/` through one door.
+ * Writes may be refused or land in the real folder (wherever it was moved inside the root); none
+ * may land outside. The doors: the confinement itself, the memory-tool handler's create, and the
+ * forked agents' write tool after the sandbox's check (the two paths issue #13 saw escape).
  */
-const FLIPPER = `
-const fs = require('node:fs');
-const [root, outside, stop] = process.argv.slice(1);
-const sub = root + '/sub', parked = root + '/parked';
-let flips = 0;
-process.stdout.write('ready ');
-for (;;) {
-  if (fs.existsSync(stop)) break;
-  try { fs.renameSync(sub, parked); fs.symlinkSync(outside, sub); flips++;
-        if (flips % 20 === 0) process.stdout.write(flips + ' ');
-        fs.unlinkSync(sub); fs.renameSync(parked, sub); } catch {}
-}
-process.stdout.write(flips + ' ');
-`;
-
-it('a folder flipped to a link during 1,200 writes lands 0 writes outside', async () => {
+async function raceThroughOneDoor(
+  write: (root: string, i: number) => Promise<void>,
+  minAttempts = 1200,
+): Promise<void> {
   const top = await mkdtemp(join(tmpdir(), 'engram-race-'));
   const root = join(top, 'memory');
   const outside = join(top, 'outside');
-  const stop = join(top, 'stop');
   await mkdir(join(root, 'sub'), { recursive: true });
   await mkdir(outside);
-  const child = spawn(process.execPath, ['-e', FLIPPER, root, outside, stop], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  const exited = new Promise<void>((r) => child.on('exit', () => r()));
-  child.on('exit', (code) => {
-    if (code !== 0) out += ' -1';
-  });
-  const c = createConfinement({ roots: [{ path: root, write: true }] });
-  const flipsSoFar = () => Number(out.trim().split(' ').at(-1)) || 0;
   // The flipper must be running before the first write, or the writes race nothing.
-  while (!out.includes('ready')) await new Promise((r) => setTimeout(r, 20));
+  const flipper = await startFlipper(join(root, 'sub'), outside);
   let written = 0;
   let refused = 0;
   let attempts = 0;
-  // At least 1,200 writes, and on a loaded machine keep going until the flipper really raced them.
-  while ((attempts < 1200 || flipsSoFar() < 50) && attempts < 6000) {
+  // At least `minAttempts` writes, and on a loaded machine keep going until the flipper really raced them.
+  while ((attempts < minAttempts || flipper.flips() < 50) && attempts < 6000) {
     try {
-      await c.writeText(`sub/f${attempts}.md`, `n${attempts}`);
+      await write(root, attempts);
       written++;
     } catch {
       refused++;
     }
     attempts++;
   }
-  await writeFile(stop, '');
-  await exited;
-  const flips = flipsSoFar();
+  const flips = await flipper.stop();
   const stats = { attempts, written, refused, flips };
   expect({ outside: await readdir(outside), ...stats }).toEqual({ outside: [], ...stats });
   // The race was real: the folder was swapped many times while writes ran, and writes went through.
   expect(flips, JSON.stringify(stats)).toBeGreaterThanOrEqual(50);
   expect(written, JSON.stringify(stats)).toBeGreaterThan(0);
+}
+
+it('a folder flipped to a link during 1,200 confined writes lands 0 writes outside', async () => {
+  let c: ReturnType<typeof createConfinement> | undefined;
+  await raceThroughOneDoor(async (root, i) => {
+    c ??= createConfinement({ roots: [{ path: root, write: true }] });
+    await c.writeText(`sub/f${i}.md`, `n${i}`);
+  });
+}, 300_000);
+
+it('the memory-tool handler: 1,000 creates under /memories/sub/ during the flips land 0 outside', async () => {
+  let handlers: ReturnType<typeof createMemoryToolHandlers> | undefined;
+  await raceThroughOneDoor(async (root, i) => {
+    handlers ??= createMemoryToolHandlers({ memoryDir: root });
+    await handlers.create({
+      command: 'create',
+      path: `/memories/sub/f${i}.md`,
+      file_text: `---\nname: f${i}\ndescription: race ${i}\ntype: project\n---\nn${i}\n`,
+    });
+  }, 1000);
+}, 300_000);
+
+it("the forked agents' write tool after the sandbox's check: 1,000 writes land 0 outside", async () => {
+  let tools:
+    | {
+        write: ReturnType<typeof createFileTools>[number];
+        allow: ReturnType<typeof directorySandbox>;
+      }
+    | undefined;
+  await raceThroughOneDoor(async (root, i) => {
+    tools ??= {
+      write: createFileTools(root).find((t) => t.definition.name === 'write')!,
+      allow: directorySandbox(root),
+    };
+    const input = { path: `sub/f${i}.md`, content: `n${i}` };
+    const decision = await tools.allow('write', input);
+    if (decision.behavior !== 'allow') throw new Error('refused by the sandbox');
+    const result = await tools.write.execute(input, {});
+    if (result.isError) throw new Error(String(result.content));
+  }, 1000);
 }, 300_000);
