@@ -31,8 +31,21 @@ async function entry(path: string): Promise<string | undefined> {
 }
 
 /**
- * Every entry of the world outside `allowed` (the memory directory always), plus `/etc/passwd`
- * which a link in the memory directory points at. Links are recorded, never followed.
+ * What engram owns besides the memory directory: ENGRAM_HOME (its caches, logs, this project's
+ * default folder), minus what the corpus planted there as someone else's: another project's
+ * memory folder and engram's own settings files.
+ */
+function engramOwns(w: World, path: string): boolean {
+  if (!isUnder(path, w.engramHome) || path === w.engramHome) return false;
+  const others = join(w.engramHome, 'projects', 'other-project');
+  if (isUnder(path, others) || isUnder(others, path)) return false;
+  return !/^settings(\..*)?\.json$/.test(relative(w.engramHome, path));
+}
+
+/**
+ * Every entry of the world outside `allowed` (the memory directory and what engram owns always),
+ * plus `/etc/passwd`, which a link in the memory directory points at. Links are recorded, never
+ * followed.
  */
 export async function snapshotOutside(
   w: World,
@@ -44,7 +57,7 @@ export async function snapshotOutside(
     const names = await readdir(dir).catch(() => [] as string[]);
     for (const name of names) {
       const path = join(dir, name);
-      if (skip.some((root) => isUnder(path, root))) continue;
+      if (skip.some((root) => isUnder(path, root)) || engramOwns(w, path)) continue;
       const e = await entry(path);
       if (e === undefined) continue;
       out.set(relative(w.top, path), e);

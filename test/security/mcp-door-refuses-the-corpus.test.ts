@@ -150,7 +150,7 @@ describe('the MCP door (official SDK client over stdio)', () => {
     const flips = await flipper.stop();
     expect(flips).toBeGreaterThan(0);
     expect(results.filter((r) => r.ok).length).toBeGreaterThan(0);
-  });
+  }, 300_000);
 
   it('accepts every positive control: save, read, resource, revoke', async () => {
     for (const c of POSITIVE_CONTROLS) {
