@@ -6,7 +6,7 @@
 // stays one entry naming a real file, `refused` forms fail every command, and the positive
 // controls go through every command. Then the race form, and a cloned repository's committed
 // settings under the handlers a runtime hands out.
-import { lstat, readFile, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -230,6 +230,32 @@ describe('the memory-tool door refuses the corpus', () => {
     expect(snapshotDiff(before, await snapshotOutside(w))).toEqual([]);
     // Put the index back as the tool keeps it, for the controls below.
     await writeFile(join(w.memory, 'MEMORY.md'), '');
+  });
+
+  it('folder commands over folders that hold links out stay inside', async () => {
+    const box = join(w.memory, 'box');
+    await mkdir(join(box, 'inner'), { recursive: true });
+    await writeFile(join(box, 'a.md'), memoryText('a', 'Boxed.'));
+    await symlink(w.outside, join(box, 'out'));
+    await symlink(join(w.outside, 'dir'), join(box, 'inner', 'deep'));
+    await symlink(join(w.outside, 'victim.md'), join(box, 'v.md'));
+    const before = await snapshotOutside(w);
+    const keep = createMemoryToolHandlers({ memoryDir: w.memory, onDelete: 'remove' });
+    const outcomes = [
+      await run('view box', () => tool.view({ command: 'view', path: '/memories/box' })),
+      await run('rename box', () =>
+        tool.rename({ command: 'rename', old_path: '/memories/box', new_path: '/memories/box2' }),
+      ),
+      // Revoking a folder revokes the memories in it, never the files its links lead to.
+      await run('delete box2', () => tool.delete({ command: 'delete', path: '/memories/box2' })),
+      await run('remove box2', () => keep.delete({ command: 'delete', path: '/memories/box2' })),
+    ];
+    expect(outcomes.filter((o) => !o.ok)).toEqual([]);
+    expect(outcomes[0]?.text).toContain('a.md');
+    expect(outcomes[0]?.text).not.toContain('victim');
+    expect(outcomes[2]?.text).toContain('the memory is kept on disk marked revoked');
+    expect(leaks(w, Object.fromEntries(outcomes.map((o) => [o.call, o.text])))).toEqual([]);
+    expect(snapshotDiff(before, await snapshotOutside(w))).toEqual([]);
   });
 
   it('positive controls go through every command', async () => {
