@@ -138,3 +138,22 @@ describe('agent memory through the runtime, the hooks and MCP', () => {
     }
   });
 });
+
+describe('the system prompt of an agent session', () => {
+  it("shows the agent's own indexes, never the main index", async () => {
+    const engram = await project();
+    const planner = await engram.openSession({ agent: 'planner' }).systemPrompt();
+    expect(planner).toContain('(planner-migrations.md)');
+    expect(planner).toContain('# Memory index of agent planner (user scope)');
+    expect(planner).not.toContain('main-migrations.md');
+    expect(planner).not.toContain('reviewer-migrations.md');
+    // Its own first directory is where it is told to save.
+    expect(planner).toContain(engram.agentChain('planner')[0]!.dir);
+    const reviewer = await engram.openSession({ agent: 'reviewer' }).systemPrompt();
+    expect(reviewer).toContain('(reviewer-migrations.md)');
+    expect(reviewer).not.toContain('main-migrations.md');
+    const main = await engram.openSession().systemPrompt();
+    expect(main).toContain('(main-migrations.md)');
+    expect(main).not.toContain('planner-migrations.md');
+  });
+});

@@ -11,6 +11,7 @@ export const SYSTEM_PROMPT_HEADINGS = {
   emptyIndex: 'The memory index is empty: no memories have been saved for this project yet.',
   notes: '# Session notes kept before compaction',
   userIndex: '# User memory index (facts about the user that hold in every project)',
+  agentIndex: (agent: string, scope: string) => `# Memory index of agent ${agent} (${scope} scope)`,
 } as const;
 
 /** The index as the agent receives it: where it is, what a line means, then the lines. */
@@ -28,6 +29,19 @@ export function indexSection(indexText: string, indexPath: string): string {
  */
 export function userIndexSection(indexText: string, indexPath: string): string {
   return `${SYSTEM_PROMPT_HEADINGS.userIndex}\nPath: ${indexPath}\nWhere a project memory says otherwise, the project memory holds.\n\n${neutralizeWrapperTags(indexText.trimEnd())}`;
+}
+
+/**
+ * One of an agent's further directories (its project or user scope), after its first: an agent
+ * session sees its own memory only, never the main chain's.
+ */
+export function agentIndexSection(
+  agent: string,
+  scope: string,
+  indexText: string,
+  indexPath: string,
+): string {
+  return `${SYSTEM_PROMPT_HEADINGS.agentIndex(agent, scope)}\nPath: ${indexPath}\nWhere a closer scope says otherwise, the closer scope holds.\n\n${neutralizeWrapperTags(indexText.trimEnd())}`;
 }
 
 /** A compacted session's notes, shown again when the conversation restarts from them. */

@@ -153,15 +153,23 @@ export function openEngramSession(
       let prompt = prompts.get(after);
       if (!prompt) {
         // Loaded on first use: a hook process that only recalls never reads the index.
-        prompt = import('./system-prompt.js').then(({ buildSystemPrompt }) =>
-          buildSystemPrompt({
-            environment,
-            memoryDir,
-            sessionId,
-            instructions: options.instructions !== false,
-            afterCompaction: after,
-            ...(userDir !== undefined ? { userDir } : {}),
-          }),
+        const agent = options.agent;
+        // An agent's first use seeds its memory from a committed snapshot: seen in this prompt.
+        const prepared = agent === undefined ? Promise.resolve() : engram.prepareAgent(agent);
+        prompt = Promise.all([import('./system-prompt.js'), prepared]).then(
+          ([{ buildSystemPrompt }]) =>
+            buildSystemPrompt({
+              environment,
+              memoryDir,
+              sessionId,
+              instructions: options.instructions !== false,
+              afterCompaction: after,
+              ...(userDir !== undefined ? { userDir } : {}),
+              // A sub-agent's session shows its own memory, as its recall draws on it alone.
+              ...(agent !== undefined
+                ? { agent: { name: agent, layers: engram.agentChain(agent) } }
+                : {}),
+            }),
         );
         prompts.set(after, prompt);
         prompt.catch(() => prompts.delete(after));

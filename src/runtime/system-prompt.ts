@@ -1,8 +1,8 @@
-import type { EngramEnvironment } from '../config/index.js';
+import type { EngramEnvironment, MemoryLayer } from '../config/index.js';
 import { loadIndex, memoryGuidance } from '../memdir/index.js';
 import { readSessionNotes } from '../session/read-notes.js';
 import { teamIndexSection } from '../team/layer.js';
-import { indexSection, notesSection, userIndexSection } from './prompts.js';
+import { agentIndexSection, indexSection, notesSection, userIndexSection } from './prompts.js';
 
 export interface SystemPromptParts {
   /** The assembled instruction files (AGENTS.md, CLAUDE.md, …); '' or absent for none. */
@@ -15,6 +15,8 @@ export interface SystemPromptParts {
   team?: string;
   /** The user layer's index, capped on its own like the project's; absent or empty for none. */
   user?: { content: string; path: string };
+  /** An agent session: the agent's further scopes' indexes (its first is `index`). */
+  agent?: { name: string; more: Array<{ scope: string; content: string; path: string }> };
 }
 
 /**
@@ -32,6 +34,10 @@ export function assembleSystemPrompt(parts: SystemPromptParts): string {
   if (parts.user && parts.user.content.trim() !== '') {
     out.push(userIndexSection(parts.user.content, parts.user.path));
   }
+  for (const more of parts.agent?.more ?? []) {
+    if (more.content.trim() !== '')
+      out.push(agentIndexSection(parts.agent!.name, more.scope, more.content, more.path));
+  }
   return `${out.join('\n\n')}\n`;
 }
 
@@ -45,6 +51,12 @@ export interface BuildSystemPromptOptions {
   afterCompaction?: boolean;
   /** The user layer's memory directory, whose index follows the project's. */
   userDir?: string;
+  /**
+   * An agent's session: its own chain (local, project, user scopes) instead of the main one. The
+   * first layer takes the place of the project directory, the others follow; the main index,
+   * the team layer and the main user layer are left out (no blending).
+   */
+  agent?: { name: string; layers: readonly MemoryLayer[] };
 }
 
 /**
@@ -53,6 +65,7 @@ export interface BuildSystemPromptOptions {
  * edited AGENTS.md while a running session's prompt prefix never changes under it.
  */
 export async function buildSystemPrompt(options: BuildSystemPromptOptions): Promise<string> {
+  if (options.agent !== undefined) return buildAgentSystemPrompt(options, options.agent);
   const [instructions, index, notes, team, user] = await Promise.all([
     options.instructions === false
       ? undefined
@@ -77,5 +90,42 @@ export async function buildSystemPrompt(options: BuildSystemPromptOptions): Prom
       : {}),
     ...(team ? { team } : {}),
     ...(user?.exists ? { user: { content: user.content, path: user.path } } : {}),
+  });
+}
+
+/** An agent session's prompt: the instructions, notes and the agent's own indexes only. */
+async function buildAgentSystemPrompt(
+  options: BuildSystemPromptOptions,
+  agent: { name: string; layers: readonly MemoryLayer[] },
+): Promise<string> {
+  const [first, ...rest] = agent.layers;
+  const memoryDir = first?.dir ?? options.memoryDir;
+  const [instructions, index, notes, more] = await Promise.all([
+    options.instructions === false
+      ? undefined
+      : import('../instructions/index.js').then(({ loadInstructions }) =>
+          loadInstructions({ environment: options.environment, cache: false }),
+        ),
+    loadIndex(memoryDir),
+    options.afterCompaction
+      ? readSessionNotes(options.environment, options.sessionId).catch(() => undefined)
+      : undefined,
+    Promise.all(
+      rest.map(async (layer) => {
+        const loaded = await loadIndex(layer.dir).catch(() => undefined);
+        return loaded?.exists
+          ? [{ scope: layer.scope ?? layer.layer, content: loaded.content, path: loaded.path }]
+          : [];
+      }),
+    ),
+  ]);
+  return assembleSystemPrompt({
+    ...(instructions ? { instructions: instructions.prompt } : {}),
+    memoryDir,
+    index,
+    ...(notes?.exists && !notes.templateOnly
+      ? { notes: { content: notes.content, path: notes.path } }
+      : {}),
+    agent: { name: agent.name, more: more.flat() },
   });
 }
