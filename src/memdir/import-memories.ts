@@ -3,13 +3,16 @@
  * each topic file copied as it is, each with its index line (the source's own line when it has
  * one, else one made from the file's name and description). Nothing at the source is touched. A
  * file already here with the same content is skipped, so a second run imports nothing; one here
- * with other content is never overwritten (reported instead).
+ * with other content is never overwritten (reported instead). Both sides go through the one
+ * confinement: a source file that is a link or a hard link (a second name for `~/.ssh/id_ed25519`)
+ * is skipped, never copied into memory where recall would inject it.
  */
-import { lstat, mkdir, readdir, readFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { type Confinement, ConfinementError, createConfinement } from '../confine/index.js';
 import { EngramError, errnoCode } from '../util/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/file-modes.js';
+import { memoryDirConfinement } from './confined.js';
 import { INDEX_FILE } from './constants.js';
 import { parseFrontmatter, stringField } from './frontmatter.js';
 import {
@@ -38,14 +41,18 @@ export function importedIndexLine(file: string, text: string, entry?: IndexEntry
   return renderIndexLine(name, file, stringField(data, 'description') ?? '');
 }
 
-async function readOptional(path: string): Promise<string | undefined> {
+/** The file's text, undefined when it does not exist; a refusal is thrown as ConfinementError. */
+async function readOptional(dir: Confinement, file: string): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8');
+    return (await dir.readText(file)).text;
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return undefined;
     throw error;
   }
 }
+
+const refusal = (error: unknown): string | undefined =>
+  error instanceof ConfinementError ? error.reason : undefined;
 
 /** Topic files at the top of the source: regular `.md` files other than the index. */
 async function topicFiles(from: string): Promise<string[]> {
@@ -80,9 +87,14 @@ export async function importMemoryDir(
   options: ImportOptions = {},
 ): Promise<ImportResult> {
   const files = await topicFiles(from);
-  const entries = new Map(
-    parseIndexEntries((await readOptional(join(from, INDEX_FILE))) ?? '').map((e) => [e.file, e]),
-  );
+  // The source is read-only here; the destination is the memory directory's own confinement.
+  const source = createConfinement({ roots: [{ path: from, write: false }], base: from });
+  const dest = memoryDirConfinement(to);
+  const sourceIndex = await readOptional(source, INDEX_FILE).catch((error: unknown) => {
+    if (refusal(error) === undefined) throw error;
+    return undefined;
+  });
+  const entries = new Map(parseIndexEntries(sourceIndex ?? '').map((e) => [e.file, e]));
   const result: ImportResult = { from, to, imported: [], skipped: [] };
   const lines: Array<[string, string]> = [];
   await mkdir(to, { recursive: true, mode: PRIVATE_DIR_MODE });
@@ -92,8 +104,17 @@ export async function importMemoryDir(
       result.skipped.push({ file, reason: refused });
       continue;
     }
-    const text = await readFile(join(from, file), 'utf8');
-    const here = await readOptional(join(to, file));
+    let text: string;
+    let here: string | undefined;
+    try {
+      text = (await source.readText(file)).text;
+      here = await readOptional(dest, file);
+    } catch (error) {
+      const reason = refusal(error);
+      if (reason === undefined) throw error;
+      result.skipped.push({ file, reason });
+      continue;
+    }
     if (here === text) {
       result.skipped.push({ file, reason: 'already imported' });
       continue;
@@ -102,7 +123,14 @@ export async function importMemoryDir(
       result.skipped.push({ file, reason: 'a different memory with this name is here' });
       continue;
     }
-    await writeFileAtomic(join(to, file), text, { mode: PRIVATE_FILE_MODE });
+    try {
+      await dest.writeText(file, text, { mode: PRIVATE_FILE_MODE });
+    } catch (error) {
+      const reason = refusal(error);
+      if (reason === undefined) throw error;
+      result.skipped.push({ file, reason });
+      continue;
+    }
     lines.push([file, importedIndexLine(file, text, entries.get(file))]);
     result.imported.push(file);
   }
