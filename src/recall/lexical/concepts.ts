@@ -156,13 +156,97 @@ export function buildConceptTable(taxonomy: string): ConceptTable {
 /** The table recall uses: software work first, then the everyday part. */
 export const DEFAULT_TAXONOMY = `${SOFTWARE_TAXONOMY}\n${EVERYDAY_TAXONOMY}`;
 
-let cache: ConceptTable | undefined;
+/**
+ * The first character of `conceptStem(word)`, without stemming: Porter's steps only ever rewrite a
+ * word's end and keep at least its first letter, so a stem starts as its lower-cased word (or the
+ * word's base form) does. `concepts.test.ts` checks it for every word of the taxonomy.
+ */
+export function conceptStemInitial(word: string): string {
+  return (IRREGULAR_FORMS.get(word) ?? word).toLowerCase().charAt(0);
+}
+
+/**
+ * `buildConceptTable(taxonomy).get(term)`, computed for the terms asked about only. Building the
+ * whole table stems every word of the taxonomy, a cost every fresh process (a prompt's hook) paid
+ * on its first query; this stems only the words of the lines that can hold the term (a word that
+ * does not start with the term's first letter cannot stem to it), and links them in the same
+ * order, so the answer is the same map, entry for entry. Pure (memoized).
+ */
+export function lazyConceptTable(taxonomy: string): (term: string) => ReadonlyMap<string, number> {
+  let lines: { head: string; members: string[]; expanded: string[]; siblings: string[] }[];
+  let byInitial: Map<string, number[]>;
+  const stems = new Map<string, string>();
+  const cs = (word: string) => {
+    let s = stems.get(word);
+    if (s === undefined) stems.set(word, (s = conceptStem(word)));
+    return s;
+  };
+  const prepare = () => {
+    const direct = new Map<string, string[]>();
+    for (const line of taxonomy.trim().split('\n')) {
+      if (!line.includes(':')) continue;
+      const [head, members] = line.split(':');
+      direct.set(head!.trim(), members!.trim().split(/\s+/));
+    }
+    const membersOf = (head: string, seen: Set<string>): string[] => {
+      if (seen.has(head)) return [];
+      seen.add(head);
+      return (direct.get(head) ?? []).flatMap((m) =>
+        m.startsWith('@') ? [m.slice(1), ...membersOf(m.slice(1), seen)] : [m],
+      );
+    };
+    lines = [...direct].map(([head, members]) => ({
+      head,
+      members,
+      expanded: membersOf(head, new Set()),
+      siblings: members.filter((m) => !m.startsWith('@')),
+    }));
+    byInitial = new Map();
+    lines.forEach((line, i) => {
+      for (const c of new Set([line.head, ...line.expanded].map(conceptStemInitial))) {
+        const list = byInitial.get(c) ?? [];
+        list.push(i);
+        byInitial.set(c, list);
+      }
+    });
+  };
+  const answers = new Map<string, ReadonlyMap<string, number>>();
+  return (term) => {
+    const known = answers.get(term);
+    if (known) return known;
+    if (lines === undefined) prepare();
+    const out = new Map<string, number>();
+    const add = (to: string) => {
+      if (to !== term && !out.has(to)) out.set(to, RELATED_WEIGHT);
+    };
+    const initial = term.charAt(0);
+    const holds = (word: string) => conceptStemInitial(word) === initial && cs(word) === term;
+    for (const i of byInitial.get(initial) ?? []) {
+      const { head, expanded, siblings } = lines[i]!;
+      // Siblings are members too, so the head and the expanded members cover every word.
+      if (!holds(head) && !expanded.some(holds)) continue;
+      // The links buildConceptTable makes from `term`, in its order.
+      const h = cs(head);
+      for (const m of new Set(expanded.map(cs))) {
+        if (h === term) add(m);
+        if (m === term) add(h);
+      }
+      const s = siblings.map(cs);
+      for (const a of s) if (a === term) for (const b of s) add(b);
+    }
+    const answer = out.size > 0 ? out : EMPTY;
+    answers.set(term, answer);
+    return answer;
+  };
+}
+
+let defaultTable: ((term: string) => ReadonlyMap<string, number>) | undefined;
 
 /** Stemmed terms related to the stemmed term `term`, with their weights (empty when none). */
 export function relatedTerms(term: string, table?: ConceptTable): ReadonlyMap<string, number> {
   if (table) return table.get(term) ?? EMPTY;
-  cache ??= buildConceptTable(DEFAULT_TAXONOMY);
-  return cache.get(term) ?? EMPTY;
+  defaultTable ??= lazyConceptTable(DEFAULT_TAXONOMY);
+  return defaultTable(term);
 }
 
 const EMPTY: ReadonlyMap<string, number> = new Map();
