@@ -35,6 +35,8 @@ export interface ReadResult {
   rel: string;
   mtimeMs: number;
   size: number;
+  /** Permission bits of the file read (a file nobody may read is skipped by some callers). */
+  mode: number;
 }
 
 export interface WriteOptions {
@@ -61,9 +63,7 @@ export interface Confinement {
   /** lstat of the located target; undefined when it does not exist. */
   info(
     path: string,
-  ): Promise<
-    { kind: 'file' | 'dir' | 'other'; size: number; mtimeMs: number; mode: number } | undefined
-  >;
+  ): Promise<{ kind: 'file' | 'dir' | 'other'; size: number; mtimeMs: number } | undefined>;
   /** Run `fn` with a path that reaches the located folder itself (engram's own files in it). */
   withDir<T>(path: string, fn: (dir: string) => Promise<T>): Promise<T>;
 }
@@ -153,7 +153,14 @@ export function createConfinement(options: ConfinementOptions): Confinement {
           if (info.size > max)
             throw new ConfinementError(path, `it is ${info.size} bytes, over ${max}`);
           const text = await handle.readFile('utf8');
-          return { text, physical: l.physical, rel: l.rel, mtimeMs: info.mtimeMs, size: info.size };
+          return {
+            text,
+            physical: l.physical,
+            rel: l.rel,
+            mtimeMs: info.mtimeMs,
+            size: info.size,
+            mode: info.mode,
+          };
         } finally {
           await handle.close();
         }
@@ -214,7 +221,7 @@ export function createConfinement(options: ConfinementOptions): Confinement {
         try {
           // The root is the held folder itself: stat follows the descriptor's own path.
           const s = l.name === '' ? await stat(l.dir) : await lstat(target(l));
-          return { kind: kindOf(s), size: s.size, mtimeMs: s.mtimeMs, mode: s.mode };
+          return { kind: kindOf(s), size: s.size, mtimeMs: s.mtimeMs };
         } catch (error) {
           if (errnoCode(error) === 'ENOENT') return undefined;
           throw error;

@@ -192,12 +192,11 @@ async function readConfined(
   isInclude: boolean,
   report: Report,
 ): Promise<{ real: string; text: string; size: number } | undefined> {
+  const { confinement } = chain;
   try {
-    // The walk refuses a path outside the roots before looking at the disk, so a refused include
-    // is refused whether or not it exists. What it returns serves the reports below; the read
-    // walks again and decides on the file it opens.
-    const info = await chain.confinement.info(path);
     if (isInclude && !isTextFilePath(path)) {
+      // Judged like any include first: a refused path is reported as refused, text or not.
+      await confinement.check(path, 'read');
       report(
         'include-not-text',
         'info',
@@ -205,16 +204,9 @@ async function readConfined(
       );
       return undefined;
     }
-    if (info === undefined) {
-      if (isInclude) report('include-missing', 'info', 'Included file not found.');
-      return undefined;
-    }
-    if (info.kind !== 'file') {
-      report('not-a-file', 'warning', 'Skipped: not a regular file.');
-      return undefined;
-    }
+    const read = await confinement.readText(path, { maxBytes: MAX_FILE_BYTES });
     // Nobody may read it: skipped the same way whoever runs engram (root reads it regardless).
-    if ((info.mode & 0o444) === 0 && process.platform !== 'win32') {
+    if ((read.mode & 0o444) === 0 && process.platform !== 'win32') {
       report(
         'unreadable',
         'warning',
@@ -222,28 +214,39 @@ async function readConfined(
       );
       return undefined;
     }
-    if (info.size > MAX_FILE_BYTES) {
-      report(
-        'skipped-too-big',
-        'warning',
-        `Skipped: ${info.size} bytes is over the ${MAX_FILE_BYTES}-byte limit.`,
-      );
-      return undefined;
-    }
-    const read = await chain.confinement.readText(path, { maxBytes: MAX_FILE_BYTES });
     return { real: read.physical, text: read.text, size: read.size };
   } catch (error) {
-    if (error instanceof ConfinementError) {
-      report('refused', 'warning', refusalMessage(path, parent, error.reason));
-      return undefined;
-    }
     const code = errnoCode(error);
-    if (code === 'ENOENT' || code === 'ENOTDIR') {
+    if (error instanceof ConfinementError) await reportRefusal(path, chain, parent, error, report);
+    else if (code === 'ENOENT' || code === 'ENOTDIR') {
       if (isInclude) report('include-missing', 'info', 'Included file not found.');
     } else if (code === 'EISDIR') report('not-a-file', 'warning', 'Skipped: not a regular file.');
     else report('unreadable', 'warning', `Skipped: cannot read (${code ?? String(error)}).`);
     return undefined;
   }
+}
+
+/**
+ * The read refused the file: too big, not a regular file, or not this chain's to read. A second
+ * look, without reading, tells which; it decides nothing, the read already refused.
+ */
+async function reportRefusal(
+  path: string,
+  chain: Chain,
+  parent: string | undefined,
+  error: ConfinementError,
+  report: Report,
+): Promise<void> {
+  const found = await chain.confinement.info(path).catch(() => undefined);
+  if (found && found.kind !== 'file')
+    report('not-a-file', 'warning', 'Skipped: not a regular file.');
+  else if (found && found.size > MAX_FILE_BYTES)
+    report(
+      'skipped-too-big',
+      'warning',
+      `Skipped: ${found.size} bytes is over the ${MAX_FILE_BYTES}-byte limit.`,
+    );
+  else report('refused', 'warning', refusalMessage(path, parent, error.reason));
 }
 
 function looksLikePath(reference: string): boolean {

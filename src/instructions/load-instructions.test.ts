@@ -1,5 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +17,7 @@ import {
   invalidateInstructions,
   LARGE_FILE_CHARS,
   loadInstructions,
+  MAX_FILE_BYTES,
   readInstructions,
   rulesFor,
 } from './index.js';
@@ -432,6 +440,27 @@ describe('processing', () => {
     const result = await load(f, 'repo');
     expect(paths(result, f)).toEqual(['repo/AGENTS.md']);
     expect(result.reports.map((r) => r.kind).sort()).toEqual(['not-a-file', 'unreadable']);
+  });
+
+  it('skips an include that is too big, a FIFO or readable by nobody, each with its report', async () => {
+    const f = fixture();
+    mkdirSync(join(f.root, 'repo/.git'), { recursive: true });
+    f.write({
+      'repo/CLAUDE.md': '@big.md @pipe.md @locked.md @ok.md',
+      'repo/big.md': 'x'.repeat(MAX_FILE_BYTES + 1),
+      'repo/locked.md': 'LOCKED',
+      'repo/ok.md': 'fine',
+    });
+    execFileSync('mkfifo', [join(f.root, 'repo/pipe.md')]);
+    chmodSync(join(f.root, 'repo/locked.md'), 0o000);
+    const result = await load(f, 'repo');
+    expect(paths(result, f)).toEqual(['repo/ok.md', 'repo/CLAUDE.md']);
+    expect(result.reports.map((r) => [r.kind, r.path.slice(f.root.length + 1)])).toEqual([
+      ['skipped-too-big', 'repo/big.md'],
+      ['not-a-file', 'repo/pipe.md'],
+      ['unreadable', 'repo/locked.md'],
+    ]);
+    expect(result.prompt).not.toContain('LOCKED');
   });
 
   it('reports malformed settings and falls back to defaults', async () => {

@@ -230,8 +230,9 @@ describe('the include door refuses the corpus', () => {
     let loads = 0;
     let inside = 0;
     try {
-      // At least 300 loads, and on a loaded machine until the flipper really raced them.
-      while ((loads < 300 || flipper.flips() < 50) && loads < 3000) {
+      // At least 1,500 loads (the check-then-read loader before the confinement brought the
+      // outside file in 29 times in 3,000), and on a loaded machine until the flipper raced them.
+      while ((loads < 1500 || flipper.flips() < 50) && loads < 5000) {
         const result = await readInstructions(environment());
         escaped.push(...leaks(w, { [`load ${loads}`]: JSON.stringify(result) }));
         if (result.prompt.includes('FLIP-INSIDE')) inside++;
