@@ -232,8 +232,11 @@ export function* buildOfflineRanker<M extends RankableMemory>(
 ): Generator<void, OfflineRanker> {
   const all = [...memories].sort(byFile);
   const sorted: M[] = [];
-  const wordBuilder = createBm25Builder(RANKER_TUNING.word);
-  const gramBuilder = createBm25Builder(RANKER_TUNING.gram);
+  // The index does not keep each memory's terms (its grams are most of a host's memory): the few
+  // documents feedback looks into are analyzed again (from the cache's kept analysis, if any).
+  const again = (d: number) => analysis(sorted[d]!) ?? analyzeForRanking(sorted[d]!);
+  const wordBuilder = createBm25Builder(RANKER_TUNING.word, (d) => again(d).words);
+  const gramBuilder = createBm25Builder(RANKER_TUNING.gram, (d) => again(d).grams);
   for (const memory of all) {
     const doc = analysis(memory);
     if (doc === undefined) continue;

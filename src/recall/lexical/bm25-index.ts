@@ -60,15 +60,23 @@ export interface Bm25Builder {
   finish(): Bm25Index;
 }
 
-/** The same index, one document at a time, so a caller can pause between documents. */
-export function createBm25Builder(params: Bm25Params): Bm25Builder {
+/**
+ * The same index, one document at a time, so a caller can pause between documents. With
+ * `documentOf`, the index does not keep the documents added: it asks for one again when
+ * `termsOf` needs it (pseudo-relevance feedback looks into a few per query), which is most of
+ * the memory a long-running host would otherwise keep for it.
+ */
+export function createBm25Builder(
+  params: Bm25Params,
+  documentOf?: (doc: number) => readonly WeightedTerms[],
+): Bm25Builder {
   const documents: (readonly WeightedTerms[])[] = [];
   const lengthList: number[] = [];
   const entries = new Map<string, Entry>();
   return {
     add(fields) {
-      const d = documents.length;
-      documents.push(fields);
+      const d = lengthList.length;
+      if (!documentOf) documents.push(fields);
       let length = 0;
       for (const field of fields) {
         for (const term of field.terms) {
@@ -88,45 +96,69 @@ export function createBm25Builder(params: Bm25Params): Bm25Builder {
       }
       lengthList.push(length);
     },
-    finish: () => finishIndex(documents, Float64Array.from(lengthList), entries, params),
+    finish: () =>
+      finishIndex(
+        Float64Array.from(lengthList),
+        entries,
+        params,
+        documentOf ?? ((doc) => documents[doc] ?? []),
+      ),
   };
 }
 
+/**
+ * The saturated weights, packed: one array of documents and one of weights for all terms, a term
+ * being an offset in them (a long-running host keeps this index; two arrays per term cost more
+ * than the numbers they hold).
+ */
 function finishIndex(
-  documents: readonly (readonly WeightedTerms[])[],
   lengths: Float64Array,
   entries: Map<string, Entry>,
   params: Bm25Params,
+  documentOf: (doc: number) => readonly WeightedTerms[],
 ): Bm25Index {
-  const size = documents.length;
+  const size = lengths.length;
   let total = 0;
   for (const l of lengths) total += l;
   const avgLength = size > 0 && total > 0 ? total / size : 1;
   const norms = lengths.map((l) => params.k1 * (1 - params.b + (params.b * l) / avgLength));
-  for (const { docs, weights } of entries.values()) {
-    for (let i = 0; i < docs.length; i++) {
-      const f = weights[i]!;
-      weights[i] = (f * (params.k1 + 1)) / (f + norms[docs[i]!]!);
+  let count = 0;
+  for (const { docs } of entries.values()) count += docs.length;
+  const ids = new Map<string, number>();
+  const offsets = new Int32Array(entries.size + 1);
+  const docs = new Int32Array(count);
+  const weights = new Float64Array(count);
+  let at = 0;
+  for (const [term, entry] of entries) {
+    offsets[ids.size] = at;
+    ids.set(term, ids.size);
+    for (let i = 0; i < entry.docs.length; i++) {
+      const f = entry.weights[i]!;
+      docs[at] = entry.docs[i]!;
+      weights[at++] = (f * (params.k1 + 1)) / (f + norms[entry.docs[i]!]!);
     }
   }
-  return indexFrom(size, lengths, entries, (doc) => documents[doc] ?? []);
+  offsets[ids.size] = at;
+  const postingOf = (t: number): Posting => ({
+    docs: docs.subarray(offsets[t]!, offsets[t + 1]!),
+    weights: weights.subarray(offsets[t]!, offsets[t + 1]!),
+  });
+  const postings = (term: string): Posting | undefined => {
+    const t = ids.get(term);
+    return t === undefined ? undefined : postingOf(t);
+  };
+  const index = indexOver(size, lengths, postings, documentOf);
+  internals.set(index, {
+    entries: () => new Map([...ids].map(([term, t]) => [term, postingOf(t)])),
+    lengths,
+  });
+  return index;
 }
 
 const internals = new WeakMap<
   Bm25Index,
   { entries: () => ReadonlyMap<string, Posting>; lengths: Float64Array }
 >();
-
-function indexFrom(
-  size: number,
-  lengths: Float64Array,
-  entries: Map<string, Posting>,
-  documentOf: (doc: number) => readonly WeightedTerms[],
-): Bm25Index {
-  const index = indexOver(size, lengths, (term) => entries.get(term), documentOf);
-  internals.set(index, { entries: () => entries, lengths });
-  return index;
-}
 
 function indexOver(
   size: number,
