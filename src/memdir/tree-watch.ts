@@ -54,6 +54,8 @@ export interface TreeWatch {
   quiet(): Promise<boolean>;
   /** Changes each time the watch is armed: data cached under one arming is valid while it holds. */
   readonly epoch: number;
+  /** Whether the root's filesystem reports every change (asked once while the root exists). */
+  watchable(): boolean;
   close(): void;
 }
 
@@ -61,9 +63,14 @@ const trees = new Map<string, TreeWatch>();
 /** Epochs are unique in the process: a closed watch's epoch never comes back with a new one. */
 let epochs = 0;
 
+/** `ENGRAM_NO_WATCH=1`: revalidate by stat every turn, as a one-shot process does. */
+function watchingOff(): boolean {
+  return process.env.ENGRAM_NO_WATCH === '1';
+}
+
 /** Whether watching can stand in for stat on this directory's filesystem. */
 export function watchableFilesystem(dir: string): boolean {
-  if (process.platform !== 'linux' || process.env.ENGRAM_NO_WATCH === '1') return false;
+  if (process.platform !== 'linux' || watchingOff()) return false;
   try {
     return LOCAL_FILESYSTEMS.has(Number(statfsSync(dir).type));
   } catch {
@@ -103,6 +110,7 @@ function createTreeWatch(root: string): TreeWatch {
   let epoch = -1;
   let rootId: { dev: number; ino: number } | undefined;
   let burst = 0;
+  let filesystemOk: boolean | undefined;
 
   const onEvent = (dir: string) => {
     const self = basename(dir);
@@ -128,6 +136,14 @@ function createTreeWatch(root: string): TreeWatch {
   return {
     get epoch() {
       return epoch;
+    },
+    watchable() {
+      if (watchingOff()) return false;
+      if (filesystemOk !== undefined) return filesystemOk;
+      const ok = watchableFilesystem(root);
+      // A missing root is asked again once it exists; the answer for an existing one is kept.
+      if (ok || statSync(root, { throwIfNoEntry: false }) !== undefined) filesystemOk = ok;
+      return ok;
     },
     beginScan() {
       armed = false;
@@ -162,7 +178,7 @@ function createTreeWatch(root: string): TreeWatch {
       return armed;
     },
     async quiet() {
-      if (!armed || changed || process.env.ENGRAM_NO_WATCH === '1') return false;
+      if (!armed || changed || watchingOff()) return false;
       // Events the kernel queued before this turn reach us in a poll phase: let one run.
       await new Promise<void>((resolve) => setImmediate(resolve));
       await new Promise<void>((resolve) => setImmediate(resolve));

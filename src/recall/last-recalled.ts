@@ -13,24 +13,21 @@ export const LAST_RECALLED_TAIL_BYTES = 256 * 1024;
 export function lastRecalledFrom(
   lines: ReadonlyArray<{ at?: unknown; files?: unknown }>,
 ): Map<string, number> {
-  const last = new Map<string, number>();
-  for (const line of lines) {
-    const at = typeof line.at === 'string' ? Date.parse(line.at) : Number.NaN;
-    if (Number.isNaN(at) || !Array.isArray(line.files)) continue;
-    for (const file of line.files) {
-      if (typeof file === 'string' && at > (last.get(file) ?? Number.NEGATIVE_INFINITY)) {
-        last.set(file, at);
-      }
-    }
-  }
-  return last;
+  return latestOf(lines.map(digest));
+}
+
+/** A line's time and files; undefined when it names no valid time or no files. Pure. */
+function digest(line: { at?: unknown; files?: unknown }): Parsed | undefined {
+  const at = typeof line.at === 'string' ? Date.parse(line.at) : Number.NaN;
+  if (Number.isNaN(at) || !Array.isArray(line.files)) return undefined;
+  return { at, files: line.files.filter((f): f is string => typeof f === 'string') };
 }
 
 /**
- * A log line as `lastRecalledFrom` sees it, parsed once: `null` stands for a line that parsed to
- * JSON `null` (reading `.at` of it throws, as it always did), `undefined` for one that says nothing.
+ * A log line as `lastRecalledFrom` reads it, digested once: its time and its files; `null` for a
+ * line that parsed to JSON `null` (reading `.at` of it throws, as it always did).
  */
-type Parsed = { at?: unknown; files?: unknown } | null;
+type Parsed = { at: number; files: string[] } | null;
 
 interface LogTail {
   ino: number;
@@ -113,10 +110,7 @@ export async function readLastRecalled(
     tails.delete(logPath);
     tails.set(logPath, { ino, dev, maxBytes, settledEnd: end, probe, lines });
     while (tails.size > TAILS_KEPT) tails.delete(tails.keys().next().value!);
-    return lastRecalledFrom([...lines.map((l) => l.value), ...rest] as Array<{
-      at?: unknown;
-      files?: unknown;
-    }>);
+    return latestOf([...lines.map((l) => l.value), ...rest]);
   } finally {
     await handle.close();
   }
@@ -132,12 +126,27 @@ function inWindow(lineStart: number, windowStart: number): boolean {
   return windowStart === 0 || lineStart > windowStart;
 }
 
+/** A line's time and files, as `lastRecalledFrom` takes them; undefined when it says nothing. */
 function parsedLine(line: string): Parsed | undefined {
   if (line.trim() === '') return undefined;
+  let value: { at?: unknown; files?: unknown } | null;
   try {
-    const value: unknown = JSON.parse(line);
-    return value as Parsed;
+    value = JSON.parse(line);
   } catch {
     return undefined; // a torn or foreign line says nothing about recall
   }
+  return value === null ? null : digest(value);
+}
+
+/** file → newest time, over digested lines. Pure. */
+function latestOf(lines: ReadonlyArray<Parsed | undefined>): Map<string, number> {
+  const last = new Map<string, number>();
+  for (const line of lines) {
+    if (line === undefined) continue;
+    if (line === null) throw new TypeError("Cannot read properties of null (reading 'at')");
+    for (const file of line.files) {
+      if (line.at > (last.get(file) ?? Number.NEGATIVE_INFINITY)) last.set(file, line.at);
+    }
+  }
+  return last;
 }

@@ -106,8 +106,15 @@ export function metricsPathFor(memoryDir: string): string {
 
 /** Append one shape as a JSON line (the directory is created when missing). */
 export async function appendRecallMetrics(path: string, shape: RecallShape): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  await appendFile(path, `${JSON.stringify(shape)}\n`, { mode: 0o600 });
+  const line = `${JSON.stringify(shape)}\n`;
+  try {
+    // Every turn appends: the folder is made only when it is missing, not asked for each time.
+    await appendFile(path, line, { mode: 0o600 });
+  } catch (error) {
+    if (errnoCode(error) !== 'ENOENT') throw error;
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    await appendFile(path, line, { mode: 0o600 });
+  }
 }
 
 /** Every shape in a log; unreadable lines are counted, not fatal. Missing file → empty. */
