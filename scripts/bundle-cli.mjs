@@ -56,7 +56,19 @@ const hook = await build({
   supported: { 'dynamic-import': false },
   // The loader passes the bundle's own URL, so paths our modules resolve from it still hold.
   define: { 'import.meta.url': '__engramBundleUrl' },
+  charset: 'ascii',
   metafile: true,
   logLevel: 'warning',
 });
 writeFileSync(join(root, 'dist/cli/bundle/hook-meta.json'), JSON.stringify(hook.metafile));
+
+// Pure ASCII, so the loader reads it as one-byte text (V8 would otherwise decode the whole file
+// into a two-byte string). esbuild escapes strings but not regular expression literals; a
+// character there means the same written as \uXXXX, unless it was escaped itself.
+const hookFile = join(root, 'dist/cli/bundle/hook.cjs');
+const text = readFileSync(hookFile, 'utf8');
+if (/\\[^\x00-\x7f]/.test(text)) throw new Error('hook.cjs: an escaped non-ASCII character');
+writeFileSync(
+  hookFile,
+  text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+);

@@ -33,7 +33,7 @@ describe('loading a bundle with a V8 code cache', () => {
     expect(first.exports.url).toBe(`file://${file}`);
     first.saveCache();
     const [name] = cacheFiles(cacheDir);
-    expect(name).toMatch(/^hook-[0-9a-f]{32}\.v8$/);
+    expect(name).toMatch(/^hook-[0-9a-f]{16}\.v8$/);
     const written = statSync(join(cacheDir, name!));
 
     const second = loadCachedBundle<Answer>(file, cacheDir);

@@ -5,14 +5,18 @@
  * bytecode a previous run saved (`cachedData`), as v8-compile-cache does.
  *
  * The cache is a file engram owns in `$ENGRAM_HOME/cache`, never a source of truth:
- * - its name carries a hash of the bundle's text, the Node version, the architecture and the
- *   options V8 was started with, so another engram build or another Node never reads it;
- * - its content is checked against a checksum before V8 sees it (V8 itself only checks the
- *   source's length, its version and its flags), so a torn or corrupt file is ignored;
+ * - its name carries the bundle file's identity (path, size, mtime, ctime, inode: any rewrite of
+ *   the file changes its ctime, even when a package manager resets mtimes), the Node version, the
+ *   architecture and the options V8 was started with, so another engram build or another Node
+ *   never reads it (V8 itself only compares the source's length: a same-length stale cache would
+ *   run the old code). Hashing the bundle's text instead cost more than the rest of the load;
+ * - its content is checked against a checksum before V8 sees it (V8 checks none: a flipped byte
+ *   crashes the process or runs wrong code), so a torn or corrupt file is ignored;
  * - V8 may still reject it (`cachedDataRejected`): the code is then compiled from source, exactly
  *   as without a cache, and the file is written again.
  * The bytecode is taken after the hook has run, so it holds the functions the hook used.
  */
+import * as buffer from 'node:buffer';
 import { createHash } from 'node:crypto';
 import {
   mkdirSync,
@@ -28,8 +32,13 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
 
-const MAGIC = Buffer.from('engram-code-cache 1\n');
-const CHECKSUM_BYTES = 32;
+/** `buffer.isAscii` (Node 20.16 and later). */
+const isAscii = (buffer as { isAscii?: (b: Uint8Array) => boolean }).isAscii;
+
+const MAGIC = Buffer.from('engram-code-cache 2\n');
+/** SHA-1: the file guards against damage, not against someone who can write engram's home. */
+const CHECKSUM = 'sha1';
+const CHECKSUM_BYTES = 20;
 /** Code caches kept per cache directory (several engram builds may be in use at once). */
 const KEPT = 4;
 
@@ -41,10 +50,20 @@ export interface LoadedBundle<T> {
   saveCache(): void;
 }
 
-function sha256(...parts: (string | Buffer)[]): Buffer {
-  const hash = createHash('sha256');
-  for (const part of parts) hash.update(part).update('\0');
-  return hash.digest();
+function checksum(data: Uint8Array): Buffer {
+  return createHash(CHECKSUM).update(data).digest();
+}
+
+/** A short hash of a short text (FNV-1a, 2 × 32 bits): the cache file's name. Pure. */
+function nameHash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }
 
 /** The cache's bytes if the file is whole and ours; undefined otherwise. */
@@ -59,12 +78,12 @@ function readCache(path: string): Buffer | undefined {
   if (file.length <= start || !file.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
   const payload = file.subarray(start);
   const sum = file.subarray(MAGIC.length, start);
-  return sha256(payload).equals(sum) ? payload : undefined;
+  return checksum(payload).equals(sum) ? payload : undefined;
 }
 
 /** A cache file's bytes for V8's `data`: a marker, a checksum, the data. */
 export function codeCacheFileBytes(data: Buffer): Buffer {
-  return Buffer.concat([MAGIC, sha256(data), data]);
+  return Buffer.concat([MAGIC, checksum(data), data]);
 }
 
 function writeCache(dir: string, path: string, data: Buffer): void {
@@ -94,16 +113,24 @@ export function loadCachedBundle<T>(
   bundlePath: string,
   cacheDir: string | undefined,
 ): LoadedBundle<T> {
-  const source = readFileSync(bundlePath, 'utf8');
-  const key = sha256(
-    source,
-    process.version,
-    process.arch,
-    process.execArgv.join(' '),
-    process.env.NODE_OPTIONS ?? '',
-  )
-    .toString('hex')
-    .slice(0, 32);
+  // An ASCII file (the build makes it one) read as one-byte text: no UTF-8 decoding of it all.
+  const bytes = readFileSync(bundlePath);
+  const source = bytes.toString(isAscii?.(bytes) ? 'latin1' : 'utf8');
+  const file = statSync(bundlePath);
+  const key = nameHash(
+    JSON.stringify([
+      bundlePath,
+      file.size,
+      file.mtimeMs,
+      file.ctimeMs,
+      file.ino,
+      file.dev,
+      process.version,
+      process.arch,
+      process.execArgv,
+      process.env.NODE_OPTIONS ?? '',
+    ]),
+  );
   const cachePath = cacheDir === undefined ? undefined : join(cacheDir, `hook-${key}.v8`);
   const cachedData = cachePath === undefined ? undefined : readCache(cachePath);
   // One line of wrapper before the source's first line: line numbers in stack traces still hold.
