@@ -3,7 +3,7 @@
  * ("a reference not recalled in 30 days loses weight"). Recall runs every turn, so it reads only the
  * log's tail: the newest lines are the ones that matter, and the log may be long.
  */
-import { open } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { errnoCode } from '../util/errors.js';
 
 /** Enough for thousands of recent recalls; older ones only matter past the 30-day window. */
@@ -55,9 +55,11 @@ export async function readLastRecalled(
   logPath: string,
   maxBytes: number = LAST_RECALLED_TAIL_BYTES,
 ): Promise<Map<string, number>> {
-  let handle: Awaited<ReturnType<typeof open>>;
+  // Synchronous calls: a few small reads of a local file cost less than six thread-pool round
+  // trips, which a loaded machine makes slow (the recall log is read every turn).
+  let fd: number;
   try {
-    handle = await open(logPath, 'r');
+    fd = openSync(logPath, 'r');
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') {
       tails.delete(logPath);
@@ -66,7 +68,7 @@ export async function readLastRecalled(
     throw error;
   }
   try {
-    const { size, ino, dev } = await handle.stat();
+    const { size, ino, dev } = fstatSync(fd);
     const windowStart = Math.max(0, size - maxBytes);
     const kept = tails.get(logPath);
     let tail: LogTail | undefined;
@@ -79,13 +81,13 @@ export async function readLastRecalled(
     ) {
       const probeStart = kept.settledEnd - kept.probe.length;
       const now = Buffer.alloc(kept.probe.length);
-      await handle.read(now, 0, now.length, probeStart);
+      readAt(fd, now, probeStart);
       if (now.equals(kept.probe)) tail = kept;
     }
     // Read from where the kept lines end, or the whole window afresh.
     const from = tail ? Math.max(tail.settledEnd, windowStart) : windowStart;
     const buf = Buffer.alloc(size - from);
-    if (buf.length > 0) await handle.read(buf, 0, buf.length, from);
+    readAt(fd, buf, from);
     // Kept lines the window has moved past drop out (all of them when it passed `settledEnd`).
     const lines = tail ? tail.lines.filter((l) => inWindow(l.start, windowStart)) : [];
     let offset = from;
@@ -106,14 +108,19 @@ export async function readLastRecalled(
     }
     const probeStart = Math.max(0, end - PROBE_BYTES);
     const probe = Buffer.alloc(end - probeStart);
-    if (probe.length > 0) await handle.read(probe, 0, probe.length, probeStart);
+    readAt(fd, probe, probeStart);
     tails.delete(logPath);
     tails.set(logPath, { ino, dev, maxBytes, settledEnd: end, probe, lines });
     while (tails.size > TAILS_KEPT) tails.delete(tails.keys().next().value!);
     return latestOf([...lines.map((l) => l.value), ...rest]);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
+}
+
+/** One read into `buf` from `position` (a short read leaves zeros, as it always did). */
+function readAt(fd: number, buf: Buffer, position: number): void {
+  if (buf.length > 0) readSync(fd, buf, 0, buf.length, position);
 }
 
 /** Forget the kept log tails (tests compare a kept tail with a fresh read). */
