@@ -245,7 +245,9 @@ export function* buildOfflineRanker<M extends RankableMemory>(
     gramBuilder.add(doc.grams);
     yield;
   }
-  return rankerOver(sorted, wordBuilder.finish(), gramBuilder.finish(), rankerOptions);
+  const wordIndex = yield* wordBuilder.finishSteps();
+  const gramIndex = yield* gramBuilder.finishSteps();
+  return rankerOver(sorted, wordIndex, gramIndex, rankerOptions);
 }
 
 /** A built ranker as plain data: its memories' files in index order and both indexes. */
