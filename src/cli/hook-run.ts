@@ -4,7 +4,6 @@
  * Extraction, consolidation and session notes load only for the events that use them.
  */
 
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -18,6 +17,7 @@ import { type HookCommandName, type HookInput, parseHookInput } from '../hooks/i
 import { NOTICES, type Notice, sessionNotice } from '../hooks/notices.js';
 import type { HookOutput } from '../hooks/output.js';
 import type { Engram } from '../runtime/types.js';
+import { childProcess } from '../util/child-process.js';
 import { EngramError } from '../util/errors.js';
 import type { CommonOptions } from './common.js';
 import type { CliIo } from './io.js';
@@ -86,7 +86,7 @@ function refreshClaimsDetached(io: CliIo, cwd: string, memoryDir: string, files:
   const main = cliMainPath(io);
   if (main === undefined || !existsSync(cwd)) return;
   try {
-    const child = spawn(
+    const child = childProcess().spawn(
       process.execPath,
       [main, 'verify', '--quiet', '--dir', memoryDir, '--cwd', cwd, '--', ...files],
       { cwd, env: io.env as NodeJS.ProcessEnv, detached: true, stdio: 'ignore' },
@@ -122,7 +122,7 @@ async function detachStop(
   // still reads the session's cwd from the input, and the memory directory is passed explicitly.
   const cwd = existsSync(environment.cwd) ? environment.cwd : dir;
   const started = await new Promise<boolean>((done) => {
-    const child = spawn(process.execPath, args, {
+    const child = childProcess().spawn(process.execPath, args, {
       cwd,
       env: io.env as NodeJS.ProcessEnv,
       detached: true,

@@ -6,9 +6,10 @@
  * project settings and a committed or unignored `settings.local.json` may still set everything
  * else (instruction excludes, budgets); they never move data or change what runs.
  */
-import { execFileSync } from 'node:child_process';
+
 import { statSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
+import { childProcess } from '../util/child-process.js';
 import { findGitLocation } from './git-root.js';
 import type { SettingsFile } from './settings.js';
 
@@ -73,7 +74,7 @@ const cache = new Map<string, string | null>();
 function git(cwd: string, args: string[]): number {
   try {
     // fsmonitor off: a repository's own config must not run anything while we ask about it.
-    execFileSync('git', ['-c', 'core.fsmonitor=false', '-C', cwd, ...args], {
+    childProcess().execFileSync('git', ['-c', 'core.fsmonitor=false', '-C', cwd, ...args], {
       stdio: 'ignore',
       timeout: 5000,
     });

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { childProcess } from '../util/child-process.js';
 
 export interface GitRun {
   /** Exit status (0 found / ok, 1 "no match" for grep); null when killed or not started. */
@@ -19,7 +19,7 @@ export function runGit(cwd: string, args: string[], signal?: AbortSignal): Promi
       done({ code: null, stdout: '' });
       return;
     }
-    execFile(
+    childProcess().execFile(
       'git',
       // No pager, no colour, no fsmonitor hooks and no optional locks: a read must not write.
       ['--no-pager', '-c', 'core.fsmonitor=false', '-c', 'color.ui=false', ...args],
