@@ -4,41 +4,21 @@
  * `engram dream` reports where each file was written, checks both directories, and repository B
  * then sees the fact while the project's own memory stays in A.
  */
-import { mkdtempSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CapturedRun, runCaptured, testIo } from '../../src/cli/test-io.js';
+import { describe, expect, it } from 'vitest';
 import { parseIndexEntries } from '../../src/memdir/index-file.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../src/testing/index.js';
+import { machineWithModel } from '../support/machine-with-model.js';
 
 const memory = (name: string, type: string, description: string, extra = '') =>
   `---\nname: ${name}\ndescription: ${description}\ntype: ${type}\n${extra}---\n${description}.\n**Why:** said so.\n**How to apply:** always.\n`;
 
-let server: ScriptedModelServer;
-let home: string;
-beforeEach(async () => {
-  server = await startScriptedModelServer();
-  home = mkdtempSync(join(tmpdir(), 'engram-dream-layers-'));
-});
-afterEach(async () => {
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-});
-
-function run(cwd: string, ...args: string[]): Promise<CapturedRun> {
-  const env = {
-    ENGRAM_HOME: join(home, '.engram'),
-    ENGRAM_MANAGED_DIR: join(home, 'managed'),
-    ANTHROPIC_API_KEY: 'test-key',
-    ANTHROPIC_BASE_URL: server.anthropicBaseURL,
-  };
-  return runCaptured(args, testIo({ cwd, homedir: home, env }));
-}
+const machine = machineWithModel('engram-dream-layers-');
+const run = (cwd: string, ...args: string[]) => machine().run(cwd, ...args);
 
 describe('consolidation with a user layer', () => {
   it('moves a fact about the person to the user layer and reports both directories', async () => {
+    const { home, server } = machine();
     const a = join(home, 'repo-a');
     const b = join(home, 'repo-b');
     await mkdir(a);
@@ -132,6 +112,7 @@ describe('consolidation with a user layer', () => {
   });
 
   it('names the layer of each written file in the human report', async () => {
+    const { home, server } = machine();
     const a = join(home, 'repo-a');
     await mkdir(a);
     const transcripts = join(home, 'transcripts');

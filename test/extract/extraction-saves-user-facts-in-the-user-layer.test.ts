@@ -3,14 +3,11 @@
  * project reads), a fact about the project in the project's, each with its own index line; the
  * run says where each went; repository B recalls the user fact and never the project fact.
  */
-import { mkdtempSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CapturedRun, runCaptured, testIo } from '../../src/cli/test-io.js';
+import { describe, expect, it } from 'vitest';
 import { parseIndexEntries } from '../../src/memdir/index-file.js';
-import { type ScriptedModelServer, startScriptedModelServer } from '../../src/testing/index.js';
+import { machineWithModel } from '../support/machine-with-model.js';
 
 const memory = (name: string, description: string, type: string, body: string) =>
   `---\nname: ${name}\ndescription: ${description}\ntype: ${type}\n---\n${body}\n`;
@@ -39,29 +36,11 @@ const TRANSCRIPT = JSON.stringify([
   { id: 'a-1', role: 'assistant', content: [{ type: 'text', text: '好的。' }] },
 ]);
 
-let server: ScriptedModelServer;
-let home: string;
-beforeEach(async () => {
-  server = await startScriptedModelServer();
-  home = mkdtempSync(join(tmpdir(), 'engram-extract-layers-'));
-});
-afterEach(async () => {
-  await server.close();
-  await rm(home, { recursive: true, force: true });
-});
-
-function run(cwd: string, ...args: string[]): Promise<CapturedRun> {
-  const env = {
-    ENGRAM_HOME: join(home, '.engram'),
-    ENGRAM_MANAGED_DIR: join(home, 'managed'),
-    ANTHROPIC_API_KEY: 'test-key',
-    ANTHROPIC_BASE_URL: server.anthropicBaseURL,
-  };
-  return runCaptured(args, testIo({ cwd, homedir: home, env }));
-}
+const machine = machineWithModel('engram-extract-layers-');
+const run = (cwd: string, ...args: string[]) => machine().run(cwd, ...args);
 
 async function repo(name: string): Promise<{ dir: string; memoryDir: string }> {
-  const dir = join(home, name);
+  const dir = join(machine().home, name);
   await mkdir(dir);
   const audit = JSON.parse((await run(dir, 'audit', '--json')).stdout);
   return { dir, memoryDir: audit.dir };
@@ -76,6 +55,7 @@ function dirNamed(prompt: string, label: string): string {
 
 describe('extraction with a user layer', () => {
   it('saves a user fact in the user layer and a project fact in the project, and says where', async () => {
+    const { home, server } = machine();
     const a = await repo('repo-a');
     const b = await repo('repo-b');
     const userDir = join(home, '.engram', 'user', 'memory');
@@ -181,6 +161,7 @@ describe('extraction with a user layer', () => {
   });
 
   it('prints the layer and path of a user-layer save in the human report', async () => {
+    const { home, server } = machine();
     const a = await repo('repo-a');
     const userDir = join(home, '.engram', 'user', 'memory');
     server.push(
