@@ -178,7 +178,10 @@ export function lazyConceptTable(taxonomy: string): (term: string) => ReadonlyMa
   const stems = new Map<string, string>();
   const cs = (word: string) => {
     let s = stems.get(word);
-    if (s === undefined) stems.set(word, (s = conceptStem(word)));
+    if (s === undefined) {
+      s = conceptStem(word);
+      stems.set(word, s);
+    }
     return s;
   };
   const prepare = () => {
