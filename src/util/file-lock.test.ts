@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { clearDeadClaims, readLockClaims, withFileLock } from './file-lock.js';
+import {
+  clearDeadClaims,
+  LOCK_QUEUE_FACTOR,
+  nextLockWait,
+  readLockClaims,
+  withFileLock,
+} from './file-lock.js';
 
 const LOCK_MODULE = join(import.meta.dirname, '..', '..', 'dist', 'util', 'file-lock.js');
 
@@ -162,6 +168,19 @@ describe('the cross-process lock', () => {
       code: 'lock_timeout',
       message: expect.stringContaining(`PID ${process.pid}, still running`),
     });
+  });
+
+  it('a lock that changes hands restarts the wait; one holder keeps it; the queue has a ceiling', () => {
+    const at = (now: number) => ({ now, started: 0, timeoutMs: 100 });
+    let wait = nextLockWait({ holders: '', deadline: 100 }, ['b-1', 'a-1'], at(10));
+    expect(wait).toEqual({ holders: 'a-1,b-1', deadline: 110 });
+    // The same holders (in any order) do not move the deadline: a hung holder times the waiter out.
+    expect(nextLockWait(wait, ['a-1', 'b-1'], at(90))).toBe(wait);
+    wait = nextLockWait(wait, ['c-1'], at(105));
+    expect(wait.deadline).toBe(205);
+    // A queue that keeps moving is still bounded.
+    const late = nextLockWait(wait, ['d-1'], at(100 * LOCK_QUEUE_FACTOR - 10));
+    expect(late.deadline).toBe(100 * LOCK_QUEUE_FACTOR);
   });
 
   it('clears a claim whose PID is dead and a lock file left by an older engram', async () => {

@@ -34,7 +34,12 @@ import { EngramError, errnoCode } from './errors.js';
  */
 
 export interface FileLockOptions {
-  /** Give up after this long (default 10 s). */
+  /**
+   * Give up when one holder has kept the lock this long (default 10 s). A lock that keeps changing
+   * hands is progress, not a hang: each new holder starts the wait again, up to
+   * `LOCK_QUEUE_FACTOR` times this in all, so a crowd of writers on a loaded machine does not
+   * time out behind one another.
+   */
   timeoutMs?: number;
   /**
    * Only for a lock FILE left by an older engram (a PID in a plain file): taken over when its PID
@@ -133,9 +138,36 @@ export async function withFileLock<T>(
 /** Staging directories of acquirers (normally gone within milliseconds). */
 export const STAGING_SUFFIX = '.acquiring';
 
+/** How many times `timeoutMs` a waiter may spend in all while the lock keeps changing hands. */
+export const LOCK_QUEUE_FACTOR = 6;
+
+export interface LockWait {
+  /** The claims seen in the lock last time, sorted and joined. */
+  holders: string;
+  /** When the waiter gives up unless the lock changes hands first. */
+  deadline: number;
+}
+
+/**
+ * The waiter's deadline after a look at the lock: another holder than last time means the queue
+ * moves, so the wait for this one starts now (never past `LOCK_QUEUE_FACTOR × timeoutMs` from the
+ * start); the same holder keeps the deadline. Pure.
+ */
+export function nextLockWait(
+  wait: LockWait,
+  claims: readonly string[],
+  at: { now: number; started: number; timeoutMs: number },
+): LockWait {
+  const holders = [...claims].sort().join(',');
+  if (holders === wait.holders) return wait;
+  const overall = at.started + at.timeoutMs * LOCK_QUEUE_FACTOR;
+  return { holders, deadline: Math.min(at.now + at.timeoutMs, overall) };
+}
+
 async function acquire(lockPath: string, options: FileLockOptions): Promise<string> {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  let wait: LockWait = { holders: '', deadline: started + timeoutMs };
   const claim = claimName(process.pid);
   const staging = `${lockPath}.${claim}${STAGING_SUFFIX}`;
   await mkdir(staging, { mode: 0o700 });
@@ -157,10 +189,12 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<stri
           continue;
         }
       }
-      if (Date.now() > deadline) {
+      const now = Date.now();
+      wait = nextLockWait(wait, await readLockClaims(lockPath), { now, started, timeoutMs });
+      if (now > wait.deadline) {
         throw new EngramError(
           'lock_timeout',
-          `Timed out after ${timeoutMs} ms waiting for lock ${lockPath} (${await describeHolder(lockPath)}); nothing was written.`,
+          `Timed out after ${now - started} ms waiting for lock ${lockPath} (${await describeHolder(lockPath)}); nothing was written.`,
         );
       }
       await sleep(delay + Math.random() * delay);

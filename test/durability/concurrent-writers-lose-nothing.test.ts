@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,6 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { auditMemoryDir, parseIndexEntries } from '../../src/memdir/index.js';
 import { createMemoryToolHandlers } from '../../src/memory-tool/index.js';
+import { EngramError } from '../../src/util/errors.js';
 
 const MAIN = resolve(import.meta.dirname, '../../dist/cli/main.js');
 
@@ -20,6 +21,9 @@ let home: string;
 afterEach(async () => {
   await rm(home, { recursive: true, force: true });
 });
+
+const isLockTimeout = (error: unknown) =>
+  error instanceof EngramError && error.code === 'lock_timeout';
 
 const body = (i: number) => `Fact ${i}.\n**Why:** load test\n**How to apply:** always`;
 
@@ -109,21 +113,42 @@ describe('concurrent writers from every door', () => {
     });
     const toolCreates = Array.from({ length: 30 }, async (_, i) => {
       const file = `tool-${i}.md`;
-      await tool.create({
-        command: 'create',
-        path: `/memories/${file}`,
-        file_text: `---\nname: tool ${i}\ndescription: tool fact ${i}\ntype: project\n---\n${body(i)}\n`,
-      });
-      succeeded.add(file);
+      // A lock timeout on a crowded machine is a reported failure (nothing written), not a loss.
+      const saved = await tool
+        .create({
+          command: 'create',
+          path: `/memories/${file}`,
+          file_text: `---\nname: tool ${i}\ndescription: tool fact ${i}\ntype: project\n---\n${body(i)}\n`,
+        })
+        .then(
+          () => true,
+          (error: unknown) => {
+            if (isLockTimeout(error)) return false;
+            throw error;
+          },
+        );
+      if (saved) succeeded.add(file);
     });
     const edits = (async () => {
       for (let n = 0; n < 20; n++) {
-        await tool.str_replace({
-          command: 'str_replace',
-          path: '/memories/MEMORY.md',
-          old_str: `<!-- edits: ${n} -->`,
-          new_str: `<!-- edits: ${n + 1} -->`,
-        });
+        // An edit refused with a lock timeout changed nothing; a client tries it again.
+        for (;;) {
+          const done = await tool
+            .str_replace({
+              command: 'str_replace',
+              path: '/memories/MEMORY.md',
+              old_str: `<!-- edits: ${n} -->`,
+              new_str: `<!-- edits: ${n + 1} -->`,
+            })
+            .then(
+              () => true,
+              (error: unknown) => {
+                if (isLockTimeout(error)) return false;
+                throw error;
+              },
+            );
+          if (done) break;
+        }
       }
     })();
     await Promise.all([cliLane(0), cliLane(1), cliLane(2), ...mcpSaves, ...toolCreates, edits]);
