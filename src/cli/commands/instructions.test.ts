@@ -128,8 +128,19 @@ describe('engram instructions', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/warning: \/etc\/hostname: Refused/);
     expect(run.stderr).toContain(`warning: ${join(io.homedir, '.ssh/config.txt')}: Refused`);
-    expect(run.stdout).toContain('home notes');
+    // A project file's include from outside the project waits for the user's say-so.
+    expect(run.stderr).toContain(`warning: ${join(io.homedir, 'notes.md')}: Refused`);
+    expect(run.stderr).toContain('allowExternalIncludes');
+    expect(run.stdout).not.toContain('home notes');
     expect(run.stdout).not.toContain('SSH-SECRET');
+    writeFileSync(
+      join(io.homedir, '.engram/settings.json'),
+      JSON.stringify({ allowExternalIncludes: [io.homedir] }),
+    );
+    const allowed = await runCaptured(['instructions', '--cwd', 'repo'], io);
+    expect(allowed.stdout).toContain('home notes');
+    // Credential locations stay out even inside an allowed folder.
+    expect(allowed.stdout).not.toContain('SSH-SECRET');
     const missing = await runCaptured(['instructions', '--cwd', 'nope'], io);
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('No such directory');
