@@ -26,9 +26,10 @@ import {
 } from './lexical/bm25-index.js';
 import { charGrams } from './lexical/char-grams.js';
 import { type ConceptTable, relatedTerms } from './lexical/concepts.js';
+import { isEverydayWord } from './lexical/everyday.js';
 import { isWeakTerm } from './lexical/weak-words.js';
 import { RELEVANCE_CUTOFF, type RelevanceCutoff, selectRelevant } from './relevance-cutoff.js';
-import { analyze } from './tokenize.js';
+import { type AnalyzedText, analyze, stemWord } from './tokenize.js';
 
 /** Real recall injects at most this many memories per turn. */
 export const MAX_RECALLED = 5;
@@ -79,13 +80,22 @@ export interface RankedMemory {
   score: number;
   /** The query match alone, before the type weight and recency multiply it into `score`. */
   relevance: number;
-  /** Distinct query words found in the memory, directly or through a related concept. */
+  /** Distinct non-weak query words found in the memory, directly or through a related concept (a
+   * match through a weak word, "work" reached from "job", is none). */
   overlap: number;
   /**
    * Of those, the words that are distinctive here: not weak or generic, and not held by most of
    * the memories. Zero means the memory shares only common words with the query.
    */
   distinctive: number;
+  /**
+   * The distinctive query words (stems) matched through a term that is not everyday English either
+   * (see lexical/everyday.ts): "latenc", "kafka", "部署", not "name" or "after". The cut-off reads
+   * them as the memory's own evidence.
+   */
+  specificWords: readonly string[];
+  /** Adjacent query word pairs it shares as such ("hard code" in "never hard-code colours"). */
+  phrases: number;
 }
 
 export interface OfflineRanker {
@@ -93,6 +103,7 @@ export interface OfflineRanker {
 }
 
 const DAY_MS = 86_400_000;
+const NO_WORDS: readonly string[] = Object.freeze([]);
 const RECENCY_BONUS = 0.5;
 
 /**
@@ -127,10 +138,16 @@ export function recencyOf(mtimeMs: number, nowMs: number): number {
 
 /** One query word with its alternatives; a memory scores the best alternative it contains. */
 interface QueryGroup {
+  /** The query word itself (stemmed). */
+  head: string;
   weight: number;
   alternatives: ReadonlyMap<string, number>;
   /** Counts toward overlap (a word of the query, not a pair or a feedback term). */
   counts: boolean;
+  /** A pair of adjacent query words ("hard code"): shared as such, it is specific evidence. */
+  phrase: boolean;
+  /** The query word is everyday English (lexical/everyday.ts): weaker evidence alone. */
+  everyday: boolean;
 }
 
 function byFile(a: { file: string }, b: { file: string }): number {
@@ -303,20 +320,27 @@ function rankerOver(
   const matchOf = (query: string, commonAbove: number): QueryMatch => {
     if (last?.query === query && last.commonAbove === commonAbove) return last;
     const analyzed = analyze(query);
-    const groups = queryGroups(analyzed.terms, analyzed.pairs, rankerOptions.concepts);
+    const groups = everydayOnlyBesideTheUnknown(
+      queryGroups(analyzed, rankerOptions.concepts),
+      wordIndex,
+    );
     const words = new Float64Array(n);
     const overlap = new Int32Array(n);
     const distinctive = new Int32Array(n);
+    const specific: (string[] | undefined)[] = new Array(n);
+    const phrases = new Int32Array(n);
     const tally = {
       overlap,
       distinctive,
+      specific,
+      phrases,
       isCommon: (t: string) => (wordIndex.postings(t)?.docs.length ?? 0) > commonAbove,
     };
     scoreGroups(wordIndex, groups, words, tally);
     const queryTerms = new Set(groups.flatMap((g) => [...g.alternatives.keys()]));
     scoreGroups(wordIndex, feedbackGroups(wordIndex, words, queryTerms), words, tally);
     const grams = scoreTerms(gramIndex, charGrams(analyzed.words));
-    last = { query, commonAbove, words, grams, overlap, distinctive };
+    last = { query, commonAbove, words, grams, overlap, distinctive, specific, phrases };
     return last;
   };
   const ranker: OfflineRanker = {
@@ -326,7 +350,7 @@ function rankerOver(
       if (n === 0 || limit <= 0) return [];
       const cutoff = options.cutoff ?? RELEVANCE_CUTOFF;
       const commonAbove = Math.max(cutoff.commonMinDocs, cutoff.commonShare * n);
-      const { words, grams, overlap, distinctive } = matchOf(query, commonAbove);
+      const { words, grams, overlap, distinctive, specific, phrases } = matchOf(query, commonAbove);
 
       const maxWords = maxOf(words);
       const maxGrams = maxOf(grams);
@@ -367,6 +391,8 @@ function rankerOver(
         relevance: relevances[d]!,
         overlap: overlap[d]!,
         distinctive: distinctive[d]!,
+        specificWords: specific[d] ?? NO_WORDS,
+        phrases: phrases[d]!,
       }));
       ranked.sort((a, b) => b.score - a.score || byFile(a, b));
       return (requireOverlap ? selectRelevant(ranked, cutoff) : ranked).slice(0, limit);
@@ -380,11 +406,14 @@ function rankerOver(
   return ranker;
 }
 
-function queryGroups(
-  terms: readonly string[],
-  pairs: readonly string[],
-  concepts: ConceptTable | undefined,
-): QueryGroup[] {
+function queryGroups(analyzed: AnalyzedText, concepts: ConceptTable | undefined): QueryGroup[] {
+  const { terms, pairs } = analyzed;
+  // A query stem is everyday when every word the prompt wrote for it is (CJK terms never are).
+  const everyday = new Map<string, boolean>();
+  for (const word of analyzed.words) {
+    const term = stemWord(word);
+    everyday.set(term, (everyday.get(term) ?? true) && isEverydayWord(word));
+  }
   const counts = new Map<string, { weight: number; isWord: boolean }>();
   for (const t of terms) {
     const c = counts.get(t);
@@ -406,14 +435,38 @@ function queryGroups(
       }
     }
     // A weak word ("need", "know") still scores but cannot make a memory eligible alone.
-    groups.push({ weight, alternatives, counts: isWord && !isWeakTerm(term) });
+    groups.push({
+      head: term,
+      weight,
+      alternatives,
+      counts: isWord && !isWeakTerm(term),
+      phrase: !isWord,
+      everyday: everyday.get(term) ?? false,
+    });
   }
   return groups;
+}
+
+/**
+ * Everyday words are weak evidence only when the prompt also holds a specific word that no memory
+ * knows: "suggest a name for my new puppy" is about the puppy, and a note on Kafka topic names
+ * shares nothing but "name" with it. A prompt made only of everyday words ("how many kids does
+ * the user have") has nothing better to go by, so there its words count in full.
+ */
+function everydayOnlyBesideTheUnknown(groups: QueryGroup[], index: Bm25Index): QueryGroup[] {
+  const elsewhere = groups.some(
+    (g) => g.counts && !g.everyday && ![...g.alternatives.keys()].some((t) => index.postings(t)),
+  );
+  return elsewhere ? groups : groups.map((g) => (g.everyday ? { ...g, everyday: false } : g));
 }
 
 interface Tally {
   overlap: Int32Array;
   distinctive: Int32Array;
+  /** Per document, the query words it matches specifically (undefined: none). */
+  specific: (string[] | undefined)[];
+  /** Per document, how many query word pairs it shares as such. */
+  phrases: Int32Array;
   isCommon: (term: string) => boolean;
 }
 
@@ -435,21 +488,31 @@ function scoreGroups(
       const posting = index.postings(term);
       if (!posting) continue;
       const idf = index.idf(term) * w;
-      // A match through a weak word ("work", reached from "job") or a common one is no evidence.
-      const common = group.counts && (isWeakTerm(term) || tally.isCommon(term));
+      // What the match is worth: 0, nothing (through a weak word: "work", reached from "job");
+      // 1, an overlap (a word most memories hold); 2, distinctive; 3, distinctive and not
+      // everyday English either.
+      const judged = group.counts || group.phrase;
+      const mark =
+        !judged || isWeakTerm(term) ? 0 : tally.isCommon(term) ? 1 : group.everyday ? 2 : 3;
       for (let i = 0; i < posting.docs.length; i++) {
         const d = posting.docs[i]!;
         const v = idf * posting.weights[i]!;
         if (best[d] === 0) touched.push(d);
         if (v > best[d]!) best[d] = v;
-        if (!common) rare[d] = 1;
+        if (mark > rare[d]!) rare[d] = mark;
       }
     }
     for (const d of touched) {
       scores[d]! += group.weight * best[d]!;
-      if (group.counts) {
+      if (group.counts && rare[d]! >= 1) {
         tally.overlap[d]! += 1;
-        if (rare[d] === 1) tally.distinctive[d]! += 1;
+        if (rare[d]! >= 2) tally.distinctive[d]! += 1;
+      }
+      if (group.phrase && rare[d] === 3) tally.phrases[d]! += 1;
+      else if (group.counts && rare[d] === 3) {
+        const words = tally.specific[d];
+        if (words) words.push(group.head);
+        else tally.specific[d] = [group.head];
       }
       best[d] = 0;
       rare[d] = 0;
@@ -479,9 +542,12 @@ function feedbackGroups(
     .slice(0, RANKER_TUNING.feedback.terms);
   const max = chosen[0]?.[1] ?? 1;
   return chosen.map(([term, w]) => ({
+    head: term,
     weight: (RANKER_TUNING.feedback.weight * w) / max,
     alternatives: new Map([[term, 1]]),
     counts: false,
+    phrase: false,
+    everyday: false,
   }));
 }
 
@@ -493,6 +559,9 @@ interface QueryMatch {
   grams: Float64Array;
   overlap: Int32Array;
   distinctive: Int32Array;
+  /** Per memory, the query words it matches specifically (see RankedMemory.specificWords). */
+  specific: readonly (readonly string[] | undefined)[];
+  phrases: Int32Array;
 }
 
 /**

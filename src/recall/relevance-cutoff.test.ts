@@ -1,7 +1,8 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RankableMemory } from './offline-ranker.js';
 import { rankOffline } from './ranker-cache.js';
-import { RELEVANCE_CUTOFF, selectRelevant } from './relevance-cutoff.js';
+import { evidenceOf, RELEVANCE_CUTOFF, selectRelevant } from './relevance-cutoff.js';
 
 const NOW = Date.UTC(2026, 10, 1);
 const mem = (file: string, description: string): RankableMemory => ({
@@ -56,12 +57,47 @@ describe('relevance cut-off of the offline ranker', () => {
     expect(rankOffline('add a fix for this file', memories, { nowMs: NOW })).toEqual([]);
   });
 
+  it('answers with nothing when an everyday word is shared beside words no memory knows', () => {
+    const memories = [
+      mem('kafka.md', 'Kafka topic names follow domain.entity.event, e.g. orders.invoice.created'),
+      mem('versioning.md', 'Breaking API changes go into a new /v2 route'),
+      mem('hints.md', 'Every new Python function needs type hints'),
+    ];
+    expect(rankOffline('suggest a name for my new puppy', memories, { nowMs: NOW })).toEqual([]);
+    // The same word next to the directory's own vocabulary is evidence again.
+    const named = rankOffline('name the kafka topic for refunds', memories, { nowMs: NOW });
+    expect(named.map((r) => r.file)).toEqual(['kafka.md']);
+  });
+
+  it('does not count a match reached only through a weak word', () => {
+    const memories = [
+      mem('tokyo.md', 'User works from Tokyo; the rest of the team is in San Francisco'),
+      mem('rates.md', 'The public API allows 100 requests per minute per key'),
+    ];
+    // "job" reaches "work" through the concept table, and "work" is a weak word.
+    expect(rankOffline('tips for a job interview', memories, { nowMs: NOW })).toEqual([]);
+  });
+
+  it('counts a shared two-word phrase as evidence even when each word is everyday', () => {
+    const memories = [
+      mem('tokens.md', 'Never hard-code colours in components; use the design tokens'),
+      mem('errors.md', 'Let errors propagate to the request boundary'),
+      mem('sentry.md', 'Frontend errors are reported to Sentry'),
+    ];
+    const selected = rankOffline('hard code #ff0000 for the error banner', memories, {
+      nowMs: NOW,
+    });
+    expect(selected.map((r) => r.file)[0]).toBe('tokens.md');
+    expect(selected[0]!.phrases).toBe(1);
+  });
+
   it('is a pure function of the ranked list: common-only, sub-floor and lower-level candidates go', () => {
-    const c = (score: number, distinctive: number, overlap = distinctive) => ({
+    const c = (score: number, distinctive: number, overlap = distinctive, words?: string[]) => ({
       score,
       relevance: score,
       overlap,
       distinctive,
+      specificWords: words ?? Array.from({ length: distinctive }, (_, i) => `w${i}`),
     });
     expect(selectRelevant([c(5, 2), c(4, 2), c(4.5, 1), c(1, 2)], RELEVANCE_CUTOFF)).toEqual([
       c(5, 2),
@@ -73,5 +109,109 @@ describe('relevance cut-off of the offline ranker', () => {
     ]);
     expect(selectRelevant([c(3, 0, 0)], RELEVANCE_CUTOFF)).toEqual([]);
     expect(selectRelevant([], RELEVANCE_CUTOFF)).toEqual([]);
+  });
+
+  it('needs two everyday words where one specific word is enough', () => {
+    const c = (score: number, distinctive: number, words: string[]) => ({
+      score,
+      relevance: score,
+      overlap: distinctive,
+      distinctive,
+      specificWords: words,
+    });
+    // "name" alone (everyday): nothing; "name" and "order" together corroborate each other.
+    expect(selectRelevant([c(2, 1, [])], RELEVANCE_CUTOFF)).toEqual([]);
+    expect(selectRelevant([c(2, 2, [])], RELEVANCE_CUTOFF)).toEqual([c(2, 2, [])]);
+    expect(selectRelevant([c(2, 1, ['kafka'])], RELEVANCE_CUTOFF)).toEqual([c(2, 1, ['kafka'])]);
+    // A better-scored everyday-only match does not push out the specific one.
+    expect(selectRelevant([c(9, 1, []), c(2, 1, ['kafka'])], RELEVANCE_CUTOFF)).toEqual([
+      c(2, 1, ['kafka']),
+    ]);
+  });
+
+  it('keeps a memory below the coordination level only for a part of the prompt of its own', () => {
+    const c = (score: number, words: string[]) => ({
+      score,
+      relevance: score,
+      overlap: words.length,
+      distinctive: words.length,
+      specificWords: words,
+    });
+    const cron = c(6, ['cron', 'schedul']);
+    // The Berlin note answers "Berlin"; the other one-word note repeats what cron.md answers.
+    expect(selectRelevant([c(8, ['berlin']), cron, c(5, ['cron'])], RELEVANCE_CUTOFF)).toEqual([
+      c(8, ['berlin']),
+      cron,
+    ]);
+    // A word two of them hold is no part of its own: it tells neither apart.
+    expect(selectRelevant([cron, c(5, ['berlin']), c(4.6, ['berlin'])], RELEVANCE_CUTOFF)).toEqual([
+      cron,
+    ]);
+    // Its own part does not lift a memory that is a small fraction of the best.
+    expect(selectRelevant([cron, c(2, ['berlin'])], RELEVANCE_CUTOFF)).toEqual([cron]);
+  });
+
+  const candidate = fc
+    .record({
+      score: fc.double({ min: 0, max: 20, noNaN: true }),
+      relevance: fc.double({ min: 0, max: 20, noNaN: true }),
+      overlap: fc.integer({ min: 0, max: 4 }),
+      distinctive: fc.integer({ min: 0, max: 4 }),
+      words: fc.uniqueArray(fc.constantFrom('a', 'b', 'c', 'd'), { maxLength: 4 }),
+    })
+    .map(({ score, relevance, overlap, distinctive, words }) => {
+      const d = Math.min(distinctive, overlap);
+      return { score, relevance, overlap, distinctive: d, specificWords: words.slice(0, d) };
+    });
+  const rankedList = fc
+    .array(candidate, { maxLength: 8 })
+    .map((xs) => [...xs].sort((a, b) => b.score - a.score));
+
+  it('property: selects an ordered subset, never a one-everyday-word match, and never nothing when something has evidence', () => {
+    fc.assert(
+      fc.property(rankedList, (ranked) => {
+        const selected = selectRelevant(ranked, RELEVANCE_CUTOFF);
+        // An ordered subset of the ranked list, at most as long.
+        let at = 0;
+        for (const s of selected) {
+          at = ranked.indexOf(s, at);
+          expect(at).toBeGreaterThanOrEqual(0);
+          at += 1;
+        }
+        const anyDistinctive = ranked.some((r) => r.distinctive > 0 && r.score > 0);
+        for (const s of selected) {
+          expect(s.score).toBeGreaterThan(0);
+          if (anyDistinctive) expect(evidenceOf(s, RELEVANCE_CUTOFF)).toBeGreaterThanOrEqual(1);
+          else expect(s.overlap).toBeGreaterThan(0);
+        }
+        const eligible = ranked.filter(
+          (r) =>
+            r.score > 0 && (anyDistinctive ? evidenceOf(r, RELEVANCE_CUTOFF) >= 1 : r.overlap > 0),
+        );
+        expect(selected.length === 0).toBe(eligible.length === 0);
+      }),
+    );
+  });
+
+  it('property: evidence is one per specific word, a fraction for each everyday one, one at least with a phrase', () => {
+    fc.assert(
+      fc.property(candidate, (c) => {
+        const e = evidenceOf(c, RELEVANCE_CUTOFF);
+        const specific = c.specificWords.length;
+        expect(e).toBeCloseTo(
+          specific + RELEVANCE_CUTOFF.everydayWeight! * (c.distinctive - specific),
+          9,
+        );
+        expect(e).toBeLessThanOrEqual(c.distinctive);
+        const more = {
+          ...c,
+          distinctive: c.distinctive + 1,
+          specificWords: [...c.specificWords, 'z'],
+        };
+        expect(evidenceOf(more, RELEVANCE_CUTOFF)).toBeCloseTo(e + 1, 9);
+        // A shared phrase makes it one word at least, and adds nothing above that.
+        expect(evidenceOf({ ...c, phrases: 2 }, RELEVANCE_CUTOFF)).toBeCloseTo(Math.max(e, 1), 9);
+      }),
+    );
   });
 });

