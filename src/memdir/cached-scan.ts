@@ -102,8 +102,7 @@ export async function scanMemoriesCached(
     const { memories, total, epoch } = state.last!;
     return { ...resultOf(memories, total, true, 0, 0, cache), watchEpoch: epoch };
   }
-  const watching = tree?.watchable() ? tree : undefined;
-  watching?.beginScan();
+  const watching = tree?.watchable() ? tree.beginScan() : undefined;
   const files = listMemoryFilesSync(dir, watching ? (rel) => watching.visit(rel) : undefined);
   const memories: MemoryHeader[] = [];
   const seen = new Set<string>();
@@ -153,12 +152,12 @@ export async function scanMemoriesCached(
   const total = files.length;
   state.scans++;
   // Reused only if nothing was too fresh to trust: such a file is read again next turn anyway.
-  const armed = watching?.endScan(complete && allTrusted) === true;
+  const armed = watching?.end(complete && allTrusted) === true;
   state.last = armed
-    ? { generation: cache.generation, memories, total, epoch: watching!.epoch }
+    ? { generation: cache.generation, memories, total, epoch: tree!.epoch }
     : undefined;
   const result = resultOf(memories, total, complete, read, checked, cache);
-  return armed ? { ...result, watchEpoch: watching!.epoch } : result;
+  return armed ? { ...result, watchEpoch: tree!.epoch } : result;
 }
 
 function resultOf(

@@ -41,22 +41,28 @@ const BURST_LIMIT = 1_024;
 const TREES_KEPT = 8;
 
 export interface TreeWatch {
-  /** Start of a full scan: forget past events; the scan then visits every folder it lists. */
-  beginScan(): void;
-  /** Watch this folder (`rel` to the root, '' for the root; before it is listed). */
-  visit(rel: string): void;
   /**
-   * End of a full scan: `usable` when its result may be reused while nothing changes. True when
-   * the watch is armed (a new epoch).
+   * Start of a full scan, before anything is listed: the scan then visits every folder it lists,
+   * and ends by saying whether its result may be reused while nothing changes.
    */
-  endScan(usable: boolean): boolean;
-  /** Let pending events in; true when nothing in the tree can have changed since `endScan`. */
+  beginScan(): TreeScan;
+  /** Let pending events in; true when nothing in the tree can have changed since the last arming. */
   quiet(): Promise<boolean>;
   /** Changes each time the watch is armed: data cached under one arming is valid while it holds. */
   readonly epoch: number;
   /** Whether the root's filesystem reports every change (asked once while the root exists). */
   watchable(): boolean;
   close(): void;
+}
+
+export interface TreeScan {
+  /** Watch this folder (`rel` to the root, '' for the root), just before it is listed. */
+  visit(rel: string): void;
+  /**
+   * `usable` when the scan was complete and may be reused. True when the watch is armed (a new
+   * epoch): no change was reported since the scan began, and no other scan began since.
+   */
+  end(usable: boolean): boolean;
 }
 
 const trees = new Map<string, TreeWatch>();
@@ -102,16 +108,26 @@ export function closeTreeWatches(): void {
   trees.clear();
 }
 
+interface Watched {
+  watcher: FSWatcher;
+  /** The folder the watch is on (a watch follows the folder, not its path). */
+  dev: number;
+  ino: number;
+}
+
 function createTreeWatch(root: string): TreeWatch {
-  const watchers = new Map<string, FSWatcher>();
-  let visited = new Set<string>();
-  let changed = true;
-  let armed = false;
+  const watchers = new Map<string, Watched>();
+  /** Reported changes (and errors, bursts, folders not watched): an arming holds while unchanged. */
+  let changes = 0;
+  let armedAt: number | undefined;
+  let scans = 0;
   let epoch = -1;
-  let rootId: { dev: number; ino: number } | undefined;
   let burst = 0;
   let filesystemOk: boolean | undefined;
 
+  const changed = () => {
+    changes++;
+  };
   const onEvent = (dir: string) => {
     const self = basename(dir);
     return (_type: string, name: string | Buffer | null) => {
@@ -119,18 +135,39 @@ function createTreeWatch(root: string): TreeWatch {
         setImmediate(() => {
           burst = 0;
         });
-      if (burst >= BURST_LIMIT) changed = true;
+      if (burst >= BURST_LIMIT) changed();
       // Dot names are engram's own files (the cache, locks, temp files, the recall log's folder),
       // never scanned; a folder's own rename or removal reports its name, which may start with one.
       if (typeof name === 'string' && name.startsWith('.') && name !== self) return;
-      changed = true;
+      changed();
     };
   };
   const unwatch = (dir: string) => {
     const w = watchers.get(dir);
     if (!w) return;
     watchers.delete(dir);
-    w.close();
+    w.watcher.close();
+  };
+  /** Watch `dir` unless already watched where its path now leads (a replaced folder is watched anew). */
+  const ensure = (dir: string) => {
+    const info = statSync(dir, { throwIfNoEntry: false });
+    const kept = watchers.get(dir);
+    if (kept && info && kept.dev === info.dev && kept.ino === info.ino) return;
+    unwatch(dir);
+    if (!info || watchers.size >= MAX_WATCHED_DIRS) {
+      changed(); // gone, or too many folders: stat this tree every turn
+      return;
+    }
+    try {
+      const watcher = watch(dir, { persistent: false }, onEvent(dir));
+      watcher.on('error', () => {
+        changed();
+        unwatch(dir);
+      });
+      watchers.set(dir, { watcher, dev: info.dev, ino: info.ino });
+    } catch {
+      changed(); // ENOSPC (out of watches), EACCES: stat this tree every turn
+    }
   };
 
   return {
@@ -146,49 +183,41 @@ function createTreeWatch(root: string): TreeWatch {
       return ok;
     },
     beginScan() {
-      armed = false;
-      changed = false;
-      visited = new Set();
-    },
-    visit(rel) {
-      const dir = rel === '' ? root : join(root, rel);
-      visited.add(dir);
-      if (watchers.has(dir)) return;
-      if (watchers.size >= MAX_WATCHED_DIRS) {
-        changed = true;
-        return;
-      }
-      try {
-        const w = watch(dir, { persistent: false }, onEvent(dir));
-        w.on('error', () => {
-          changed = true;
-          unwatch(dir);
-        });
-        watchers.set(dir, w);
-      } catch {
-        changed = true; // ENOSPC (out of watches), EACCES, gone: stat this tree every turn
-      }
-    },
-    endScan(usable) {
-      for (const dir of [...watchers.keys()]) if (!visited.has(dir)) unwatch(dir);
-      const info = statSync(root, { throwIfNoEntry: false });
-      rootId = info ? { dev: info.dev, ino: info.ino } : undefined;
-      armed = usable && !changed && rootId !== undefined && watchers.has(root);
-      if (armed) epoch = ++epochs;
-      return armed;
+      armedAt = undefined;
+      const id = ++scans;
+      const startedAt = changes;
+      const visited = new Set<string>();
+      return {
+        visit(rel) {
+          const dir = rel === '' ? root : join(root, rel);
+          visited.add(dir);
+          ensure(dir);
+        },
+        end(usable) {
+          // Another scan began meanwhile: it decides (its listing is the newer one).
+          if (id !== scans) return false;
+          for (const dir of [...watchers.keys()]) if (!visited.has(dir)) unwatch(dir);
+          if (!usable || changes !== startedAt || !watchers.has(root)) return false;
+          armedAt = changes;
+          epoch = ++epochs;
+          return true;
+        },
+      };
     },
     async quiet() {
-      if (!armed || changed || watchingOff()) return false;
+      if (armedAt !== changes || watchingOff()) return false;
       // Events the kernel queued before this turn reach us in a poll phase: let one run.
       await new Promise<void>((resolve) => setImmediate(resolve));
       await new Promise<void>((resolve) => setImmediate(resolve));
-      if (!armed || changed) return false;
+      if (armedAt !== changes) return false;
+      // The path must still lead to the folder watched (a parent renamed moves no event here).
       const info = statSync(root, { throwIfNoEntry: false });
-      return info !== undefined && info.dev === rootId?.dev && info.ino === rootId.ino;
+      const watched = watchers.get(root);
+      return info !== undefined && info.dev === watched?.dev && info.ino === watched.ino;
     },
     close() {
-      armed = false;
-      changed = true;
+      armedAt = undefined;
+      changed();
       for (const dir of [...watchers.keys()]) unwatch(dir);
     },
   };

@@ -172,6 +172,35 @@ describe.skipIf(!watchableFilesystem(tmpdir()))('a watched memory directory', ()
     const next = await turn(memories);
     expect(next.checked).toBe(1);
     expect(next.memories[0]!.description).toBe('alpha in the second tree');
+    // Watched again where the path now leads: an edit in the new tree is seen too.
+    await turn(memories);
+    writeFileSync(join(memories, 'a.md'), memory('alpha edited in the second tree'));
+    expect((await turn(memories)).memories[0]!.description).toBe('alpha edited in the second tree');
+  });
+
+  it('watches a folder put where a watched one was (a folder moved away keeps its old watch)', async () => {
+    // Between two turns: the watched folder moves away and a new one takes its path.
+    renameSync(join(dir, 'team'), join(dir, 'crew'));
+    mkdirSync(join(dir, 'team'));
+    write(dir, 'team/f.md', memory('foxtrot in the new team folder'));
+    await turn(dir);
+    expect((await turn(dir)).checked).toBe(0);
+    writeFileSync(join(dir, 'team/f.md'), memory('foxtrot edited in the new folder'));
+    const next = await turn(dir);
+    expect(next.memories.find((m) => m.file === 'team/f.md')!.description).toBe(
+      'foxtrot edited in the new folder',
+    );
+    expect(next.memories).toEqual(await reference(dir));
+  });
+
+  it('two scans at once: the one that began last decides, and no change is lost', async () => {
+    expect((await turn(dir)).checked).toBe(0);
+    writeFileSync(join(dir, 'a.md'), memory('alpha changed before both scans'));
+    const [first, second] = await Promise.all([turn(dir), turn(dir)]);
+    expect(first.memories).toEqual(await reference(dir));
+    expect(second.memories).toEqual(await reference(dir));
+    writeFileSync(join(dir, 'b.md'), memory('bravo changed after both'));
+    expect((await turn(dir)).memories).toEqual(await reference(dir));
   });
 
   it('is not used when watching is turned off: every turn revalidates by stat', async () => {
