@@ -115,6 +115,9 @@ export function createBm25Builder(
   };
 }
 
+/** Per-document term maps an index keeps for feedback (a few are read per query). */
+const TERM_MAPS_KEPT = 256;
+
 /** Postings weighed and packed between two steps of `finishSteps`. */
 const POSTINGS_PER_STEP = 16_384;
 
@@ -207,6 +210,8 @@ function indexOver(
         for (const term of field.terms) map.set(term, (map.get(term) ?? 0) + field.weight);
       }
       termMaps.set(doc, map);
+      // Feedback reads a few documents per query: a long-running host keeps the recent ones only.
+      if (termMaps.size > TERM_MAPS_KEPT) termMaps.delete(termMaps.keys().next().value!);
       tf = map;
     }
     return tf;
