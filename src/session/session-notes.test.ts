@@ -86,9 +86,8 @@ describe('createSessionNotes', () => {
     });
     const messages = conversation(6);
     notes.onTurnEnd({ tools: [], messages });
-    const started = performance.now();
     const compacted = await notes.compact(messages);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    // Timed out, not finished: compaction went on without the update's late answer.
     expect(compacted.wait.outcome).toBe('timeout');
     await notes.drain(10_000);
   });
@@ -121,9 +120,9 @@ describe('createSessionNotes', () => {
       onUpdate: (o) => outcomes.push(o),
     });
     const messages = conversation(6);
-    const started = performance.now();
     notes.onTurnEnd({ tools: [], messages });
-    expect(performance.now() - started).toBeLessThan(50);
+    // The turn ends without waiting: the update runs in the background and has not finished yet.
+    expect(outcomes).toEqual([]);
     // Let the update claim its slot before compacting, as a later turn would.
     const record = sessionPaths(env, 's-1').running;
     for (let i = 0; i < 200 && !existsSync(record); i++)

@@ -125,13 +125,14 @@ describe('gates in cost order', () => {
 
     const stale = await fresh('mem');
     await setLock(stale, String(process.ppid), Date.now() - 30 * HOUR);
+    const before = Date.now();
     const b = await maybeDream({
       memoryDir: stale,
       model: scriptedModel(server),
       sessions: countingLister(6),
     });
     expect(b.kind).toBe('ran');
-    expect(Math.abs((await stat(lockOf(stale))).mtimeMs - Date.now())).toBeLessThan(60_000);
+    expect((await stat(lockOf(stale))).mtimeMs).toBeGreaterThanOrEqual(before - 1_000);
   });
 
   it('--force semantics in the library: time and session gates skipped, never the lock', async () => {
