@@ -60,7 +60,8 @@ describe('engram hook as a real child process', () => {
   });
   afterAll(async () => {
     await server?.close();
-    await rm(root, { recursive: true, force: true });
+    // A detached hook child (dream scan, notes) may still be finishing a write: retry, do not fail.
+    await rm(root, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   });
 
   const input = (event: string, extra: Record<string, unknown> = {}) =>

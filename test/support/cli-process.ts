@@ -66,6 +66,7 @@ export async function tempRoot(prefix: string) {
       await mkdir(dir, { recursive: true });
       return dir;
     },
-    cleanup: () => rm(base, { recursive: true, force: true }),
+    // A detached child a test started may still be finishing a write: retry, do not fail.
+    cleanup: () => rm(base, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }),
   };
 }
