@@ -73,7 +73,7 @@ Run \`go test -race ./...\` in the ingest repo, never plain \`go test\`.
       .map((b) => b.text);
 
   it('a correction saved in session 1 is injected in session 3, and session 3 replays the same bytes', {
-    timeout: 60_000,
+    timeout: 240_000,
   }, async () => {
     const project = join(root, 'ingest');
     mkdirSync(project, { recursive: true });
