@@ -41,4 +41,46 @@ describe('claim verification through the MCP door', () => {
       await client.close();
     }
   });
+
+  it('one server, two recalls: a rename made between them is seen by the second', async () => {
+    const project = fixtureProject({ 'src/render.ts': RENDER_TS });
+    const dir = join(project, '.memory');
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, 'blit.md'),
+      memoryText(
+        'blit',
+        'where the sprite blit happens',
+        'See `src/render.ts:142` and `renderBlit()`.',
+      ),
+    );
+    writeFileSync(join(dir, 'MEMORY.md'), '- [blit](blit.md) — where the sprite blit happens\n');
+    const server = createEngramMcpServer({ memoryDir: dir, projectDir: project });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+    const recall = async () => {
+      const result = (await client.callTool({
+        name: 'memory_recall',
+        arguments: { query: 'where does the sprite blit happen' },
+      })) as CallToolResult;
+      const first = result.content[0];
+      return {
+        text: first?.type === 'text' ? first.text : '',
+        shape: (result.structuredContent as { shape: Record<string, unknown> }).shape,
+      };
+    };
+    try {
+      const before = await recall();
+      expect(before.text).toContain('blit.md');
+      expect(before.text).not.toContain('no longer exists');
+      expect(before.shape).toMatchObject({ contradictedSelected: 0 });
+      git(project, 'mv', 'src/render.ts', 'src/renderer.ts');
+      const after = await recall();
+      expect(after.text).toContain('`src/render.ts` no longer exists (cited at line 142)');
+      expect(after.shape).toMatchObject({ contradictedSelected: 1 });
+    } finally {
+      await client.close();
+    }
+  });
 });

@@ -12,6 +12,7 @@ import {
   auditTool,
   listTool,
   type MemoryToolsContext,
+  mcpClaimVerifier,
   readTool,
   recallTool,
   revokeTool,
@@ -127,7 +128,12 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
     engram,
     ...(options.model ? { model: options.model } : {}),
     ...(clock ? { clock } : {}),
-    ...(options.projectDir ? { projectDir: options.projectDir } : {}),
+    ...(options.projectDir
+      ? {
+          projectDir: options.projectDir,
+          verifier: mcpClaimVerifier(options.projectDir, options.memoryDir),
+        }
+      : {}),
   };
   const deadlineMs = options.callDeadlineMs ?? MCP_CALL_DEADLINE_MS;
   const server = new McpServer(

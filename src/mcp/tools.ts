@@ -3,7 +3,7 @@
  * memdir (write gate, index, revocation) and recall; failures throw and the server turns them
  * into `isError` results the model can read.
  */
-import { createClaimVerifier } from '../drift/verifier.js';
+import { type ClaimVerifier, createClaimVerifier } from '../drift/verifier.js';
 import type { LanguageModel } from '../llm/types.js';
 import {
   auditMemoryDir,
@@ -31,6 +31,12 @@ export interface MemoryToolsContext {
   clock?: Clock;
   /** The project the agent works in; recall checks memories' claims against it when set. */
   projectDir?: string;
+  /**
+   * A long-lived host's claim verifier (the server makes one): each verification still takes a
+   * fresh look at the project, without rebuilding the verifier per call. Without it, each recall
+   * makes and disposes its own.
+   */
+  verifier?: ClaimVerifier;
 }
 
 /** A recall tool call is the model's own request, yet still bounded: verdicts late past this are left out. */
@@ -47,17 +53,17 @@ export interface ToolText {
   structured?: Record<string, unknown>;
 }
 
+/** The verifier an MCP recall checks claims with, bounded by the tool's verification budget. */
+export function mcpClaimVerifier(projectDir: string, memoryDir: string): ClaimVerifier {
+  return createClaimVerifier({ projectDir, memoryDir, budgetMs: MCP_VERIFY_BUDGET_MS });
+}
+
 export async function recallTool(
   ctx: MemoryToolsContext,
   args: { query: string; already_surfaced?: string[]; agent?: string },
 ): Promise<ToolText> {
-  const verifier = ctx.projectDir
-    ? createClaimVerifier({
-        projectDir: ctx.projectDir,
-        memoryDir: ctx.dir,
-        budgetMs: MCP_VERIFY_BUDGET_MS,
-      })
-    : undefined;
+  const own = ctx.verifier === undefined && ctx.projectDir !== undefined;
+  const verifier = ctx.verifier ?? (own ? mcpClaimVerifier(ctx.projectDir!, ctx.dir) : undefined);
   const result = await runtimeOf(ctx)
     .recall({
       query: args.query,
@@ -65,7 +71,9 @@ export async function recallTool(
       ...(verifier ? { verifier } : {}),
       ...(args.agent !== undefined ? { agent: args.agent } : {}),
     })
-    .finally(() => verifier?.dispose());
+    .finally(() => {
+      if (own) verifier?.dispose();
+    });
   const text = result.text === '' ? NOTHING_RECALLED : result.text;
   const summary = {
     // Claude Code hands a tool's structuredContent to the model instead of its text content, so
