@@ -7,26 +7,32 @@ import { describe, expect, it } from 'vitest';
 import { createEngramMcpServer } from '../mcp/server.js';
 import { fixtureProject, git, memoryText, RENDER_TS } from './__fixtures__/project.js';
 
+/** A memory citing `src/render.ts:142`, served over MCP for `project`; the connected client. */
+async function serveBlitMemory(project: string): Promise<Client> {
+  const dir = join(project, '.memory');
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, 'blit.md'),
+    memoryText(
+      'blit',
+      'where the sprite blit happens',
+      'See `src/render.ts:142` and `renderBlit()`.',
+    ),
+  );
+  writeFileSync(join(dir, 'MEMORY.md'), '- [blit](blit.md) — where the sprite blit happens\n');
+  const server = createEngramMcpServer({ memoryDir: dir, projectDir: project });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'test', version: '1.0.0' });
+  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  return client;
+}
+
 /** The MCP door checks claims against the project it was given, like the CLI and the library. */
 describe('claim verification through the MCP door', () => {
   it('marks the recalled memory whose cited file was renamed', async () => {
     const project = fixtureProject({ 'src/render.ts': RENDER_TS });
     git(project, 'mv', 'src/render.ts', 'src/renderer.ts');
-    const dir = join(project, '.memory');
-    mkdirSync(dir);
-    writeFileSync(
-      join(dir, 'blit.md'),
-      memoryText(
-        'blit',
-        'where the sprite blit happens',
-        'See `src/render.ts:142` and `renderBlit()`.',
-      ),
-    );
-    writeFileSync(join(dir, 'MEMORY.md'), '- [blit](blit.md) — where the sprite blit happens\n');
-    const server = createEngramMcpServer({ memoryDir: dir, projectDir: project });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: 'test', version: '1.0.0' });
-    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+    const client = await serveBlitMemory(project);
     try {
       const result = (await client.callTool({
         name: 'memory_recall',
@@ -44,21 +50,7 @@ describe('claim verification through the MCP door', () => {
 
   it('one server, two recalls: a rename made between them is seen by the second', async () => {
     const project = fixtureProject({ 'src/render.ts': RENDER_TS });
-    const dir = join(project, '.memory');
-    mkdirSync(dir);
-    writeFileSync(
-      join(dir, 'blit.md'),
-      memoryText(
-        'blit',
-        'where the sprite blit happens',
-        'See `src/render.ts:142` and `renderBlit()`.',
-      ),
-    );
-    writeFileSync(join(dir, 'MEMORY.md'), '- [blit](blit.md) — where the sprite blit happens\n');
-    const server = createEngramMcpServer({ memoryDir: dir, projectDir: project });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: 'test', version: '1.0.0' });
-    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+    const client = await serveBlitMemory(project);
     const recall = async () => {
       const result = (await client.callTool({
         name: 'memory_recall',

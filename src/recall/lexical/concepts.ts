@@ -119,8 +119,14 @@ export function conceptStem(word: string): string {
 /** Stemmed term → related stemmed terms with weights. */
 export type ConceptTable = ReadonlyMap<string, ReadonlyMap<string, number>>;
 
-/** Parse `head: members` lines (with `@other` references) into a symmetric concept table. Pure. */
-export function buildConceptTable(taxonomy: string): ConceptTable {
+/**
+ * The `head: members` lines of a taxonomy, and each head's members with `@other` references
+ * expanded (a reference cycle is followed once). Pure.
+ */
+function parseTaxonomy(taxonomy: string): {
+  direct: Map<string, string[]>;
+  membersOf: (head: string, seen: Set<string>) => string[];
+} {
   const direct = new Map<string, string[]>();
   for (const line of taxonomy.trim().split('\n')) {
     if (!line.includes(':')) continue;
@@ -134,6 +140,12 @@ export function buildConceptTable(taxonomy: string): ConceptTable {
       m.startsWith('@') ? [m.slice(1), ...membersOf(m.slice(1), seen)] : [m],
     );
   };
+  return { direct, membersOf };
+}
+
+/** Parse `head: members` lines (with `@other` references) into a symmetric concept table. Pure. */
+export function buildConceptTable(taxonomy: string): ConceptTable {
+  const { direct, membersOf } = parseTaxonomy(taxonomy);
   const related = new Map<string, Map<string, number>>();
   const link = (from: string, to: string, weight: number) => {
     if (from === to) return;
@@ -185,19 +197,7 @@ export function lazyConceptTable(taxonomy: string): (term: string) => ReadonlyMa
     return s;
   };
   const prepare = () => {
-    const direct = new Map<string, string[]>();
-    for (const line of taxonomy.trim().split('\n')) {
-      if (!line.includes(':')) continue;
-      const [head, members] = line.split(':');
-      direct.set(head!.trim(), members!.trim().split(/\s+/));
-    }
-    const membersOf = (head: string, seen: Set<string>): string[] => {
-      if (seen.has(head)) return [];
-      seen.add(head);
-      return (direct.get(head) ?? []).flatMap((m) =>
-        m.startsWith('@') ? [m.slice(1), ...membersOf(m.slice(1), seen)] : [m],
-      );
-    };
+    const { direct, membersOf } = parseTaxonomy(taxonomy);
     lines = [...direct].map(([head, members]) => ({
       head,
       members,
