@@ -1,5 +1,5 @@
-// A second process that swaps a folder between itself and a link to a folder outside, as fast as
-// it can, for the race tests: writes that run meanwhile may be refused or land in the real folder
+// A second process that swaps a folder between itself and a link to a folder outside, about as
+// fast as it can, for the race tests: writes that run meanwhile may be refused or land in the real folder
 // (wherever it sits inside the root at that moment), never outside.
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
@@ -9,12 +9,16 @@ const fs = require('node:fs');
 const [folder, outside, stop] = process.argv.slice(1);
 const parked = folder + '.parked';
 let flips = 0;
+// Every other cycle the real folder stays in place for up to a millisecond: without that pause it
+// is back for a single system call, so on an idle machine nothing raced could ever reach it.
+const pause = new Int32Array(new SharedArrayBuffer(4));
 process.stdout.write('ready ');
 for (;;) {
   if (fs.existsSync(stop)) break;
   try { fs.renameSync(folder, parked); fs.symlinkSync(outside, folder); flips++;
         if (flips % 20 === 0) process.stdout.write(flips + ' ');
         fs.unlinkSync(folder); fs.renameSync(parked, folder); } catch {}
+  if (flips % 2 === 0) Atomics.wait(pause, 0, 0, Math.random());
 }
 process.stdout.write(flips + ' ');
 `;
