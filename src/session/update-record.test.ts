@@ -49,8 +49,9 @@ describe('waitForNotes', () => {
     markRunning(clock.now() - 50_000);
     const result = await waitForNotes(running, { clock });
     expect(result.outcome).toBe('stale');
-    expect(result.waitedMs).toBeGreaterThan(10_000);
-    expect(result.waitedMs).toBeLessThanOrEqual(11_000);
+    // Virtual time: the record turns 60 s old (stale) at the first poll after 10 s of waiting.
+    expect(result.waitedMs).toBe(11_000);
+    expect(clock.sleeps.reduce((a, b) => a + b, 0)).toBe(11_000);
   });
 
   it('returns as soon as the running update finishes', async () => {
