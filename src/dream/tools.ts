@@ -9,7 +9,7 @@ import type {
   ToolImplementation,
   ToolResultValue,
 } from '../llm/types.js';
-import { withLockOfDirHolding } from '../memdir/dir-lock.js';
+import { layerWriteLock } from '../memdir/dir-lock.js';
 import { FIND_TOOL_DESCRIPTION, notAMemoryFileRefusal } from './prompts.js';
 
 export const MAX_FIND_RESULTS = 200;
@@ -66,8 +66,7 @@ export function createDreamTools(
 ): ToolImplementation[] {
   // Consolidation rewrites MEMORY.md while sessions may save: the lock of the directory written
   // (the project's or the user layer's), like every door.
-  const dirs = userDir === undefined ? [memoryDir] : [memoryDir, userDir];
-  const writeLock = <T>(fn: () => Promise<T>, path: string) => withLockOfDirHolding(dirs, path, fn);
+  const writeLock = layerWriteLock(memoryDir, userDir);
   return [
     ...createFileTools(memoryDir, { confinement, writeLock }),
     findTool(memoryDir, confinement),

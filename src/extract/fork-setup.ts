@@ -5,7 +5,7 @@ import { createFileTools } from '../llm/file-tools.js';
 import { createHostFileTools } from '../llm/host-file-tools.js';
 import { directoryConfinement, directorySandbox } from '../llm/sandbox.js';
 import type { CanUseTool, ToolImplementation } from '../llm/types.js';
-import { realpathOrSelf, withLockOfDirHolding } from '../memdir/dir-lock.js';
+import { layerWriteLock, realpathOrSelf } from '../memdir/dir-lock.js';
 import { createMemoryToolHandlers, MemoryToolError } from '../memdir/memory-tool/handler.js';
 import type { ExtractionContext } from './types.js';
 
@@ -109,11 +109,7 @@ export function defaultForkTools(
   userDir?: string,
 ): ToolImplementation[] {
   // Every write of the fork takes the lock of the directory it lands in, like every other door.
-  const dirs = userDir === undefined ? [memoryDir] : [memoryDir, userDir];
-  const options = {
-    confinement,
-    writeLock: <T>(fn: () => Promise<T>, path: string) => withLockOfDirHolding(dirs, path, fn),
-  };
+  const options = { confinement, writeLock: layerWriteLock(memoryDir, userDir) };
   return [
     ...createFileTools(memoryDir, options),
     ...createHostFileTools(memoryDir, options),

@@ -45,6 +45,18 @@ export function withLockOfDirHolding<T>(
   return dir === undefined ? fn() : withMemoryLock(dir, fn);
 }
 
+/**
+ * The `writeLock` of a forked agent's file tools: each write takes the lock of the layer it lands
+ * in (the memory directory, or the user layer when the agent may write there).
+ */
+export function layerWriteLock(
+  memoryDir: string,
+  userDir?: string,
+): <T>(fn: () => Promise<T>, path: string) => Promise<T> {
+  const dirs = userDir === undefined ? [memoryDir] : [memoryDir, userDir];
+  return (fn, path) => withLockOfDirHolding(dirs, path, fn);
+}
+
 /** The real path of `path`, or `path` resolved when it does not exist yet. */
 export function realpathOrSelf(path: string): string {
   try {
