@@ -138,6 +138,39 @@ describe('claim verification against a git project', () => {
     expect(missed).toHaveLength(1);
   });
 
+  it('stores checks under the quick key the project has once its full state was read', async () => {
+    // `git status` rewrites the index when entries are racily clean (a commit in the same second
+    // as the edits), which moves the quick key; this probe does so every time.
+    const root = fixtureProject({ 'src/render.ts': RENDER_TS });
+    const dir = memoryDir();
+    const real = createProbe(root, dir);
+    let refreshes = 0;
+    const refreshing: ProjectProbe = {
+      ...real,
+      state: async () => {
+        const state = await real.state();
+        refreshes++; // the index is written as the status finishes
+        return state;
+      },
+      quickState: async () => `quick:index-written-${refreshes}-times`,
+    };
+    await createClaimVerifier({
+      projectDir: root,
+      memoryDir: dir,
+      probe: refreshing,
+    }).verifyMemories([{ file: 'blit.md', content: BLIT }]);
+    const missed: string[][] = [];
+    const hit = await createClaimVerifier({
+      projectDir: root,
+      memoryDir: dir,
+      probe: refreshing,
+      mode: 'cache-only',
+      onMisses: (files) => missed.push(files),
+    }).verify([{ file: 'blit.md', content: BLIT }]);
+    expect(hit.get('blit.md')).toMatchObject({ total: 3, failed: 1 });
+    expect(missed).toEqual([]);
+  });
+
   it('walks the tree when the project is not a git repository', async () => {
     const root = fixtureProject({ 'src/renderer.ts': RENDER_TS }, { git: false });
     const verifier = createClaimVerifier({ projectDir: root, memoryDir: memoryDir() });

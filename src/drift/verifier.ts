@@ -88,11 +88,14 @@ export function createClaimVerifier(options: ClaimVerifierOptions): ClaimVerifie
     // Cache-only answers must be ready at once, so they skip the full state (a git process).
     const full =
       mode === 'cache-only' ? Promise.resolve(undefined) : probe.state().catch(() => undefined);
-    const ready = Promise.all([
-      full,
-      probe.quickState().catch(() => undefined),
-      readClaimCache(cacheFile),
-    ]).then(([state, quick, cache]) => ({ state, quick, cache }));
+    // The quick key is read after the full state: `git status` rewrites the index when it finds
+    // racily clean entries (a commit made in the same second as the files' edits), which moves
+    // the index's mtime. Read before, the key the checks are stored under would never be seen
+    // again by the next turn's hook, and every turn would miss the cache.
+    const quick = full.then(() => probe.quickState()).catch(() => undefined);
+    const ready = Promise.all([full, quick, readClaimCache(cacheFile)]).then(
+      ([state, quick, cache]) => ({ state, quick, cache }),
+    );
     return { mode, probe, abort, ready };
   };
   let next: Round | undefined;
