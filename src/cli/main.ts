@@ -7,6 +7,7 @@ import { loadCachedBundle } from './code-cache.js';
 import { parseLeanHookArgv } from './hook-argv.js';
 import type { runHookCommand as RunHookCommand } from './hook-run.js';
 import { type CliIo, processIo } from './io.js';
+import { parseLeanMcpArgv } from './mcp-argv.js';
 
 // `engram list | head` closes the pipe early: that is the reader's choice, not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -39,7 +40,8 @@ async function hookRunner(io: CliIo): Promise<HookRunner> {
 
 /**
  * Claude Code starts one `engram hook <event>` process per prompt, so a hook call goes straight to
- * the hook runner; everything else loads the full CLI (commander and every command).
+ * the hook runner, and `engram mcp` straight to the server; everything else loads the full CLI
+ * (commander and every command).
  */
 async function main(argv: string[]): Promise<number> {
   const io = { ...processIo(), cliEntry: fileURLToPath(import.meta.url) };
@@ -53,6 +55,21 @@ async function main(argv: string[]): Promise<number> {
     // must not keep the process, and Claude Code, waiting.
     setTimeout(() => process.exit(code), 200).unref();
     return code;
+  }
+  // A long-running MCP server loads only the server and what it needs: its memory is its host's.
+  const mcp = parseLeanMcpArgv(argv);
+  if (mcp) {
+    const [{ runMcpCommand }, { exitCodeFor }] = await Promise.all([
+      import('./mcp-run.js'),
+      import('./exit-code.js'),
+    ]);
+    try {
+      await runMcpCommand(io, mcp);
+      return 0;
+    } catch (error) {
+      io.stderr(`engram: ${error instanceof Error ? error.message : String(error)}\n`);
+      return exitCodeFor(error);
+    }
   }
   const { runCli } = await import('./program.js');
   return runCli(argv, io);

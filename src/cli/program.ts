@@ -1,5 +1,4 @@
 import { Command, CommanderError } from 'commander';
-import { EngramError } from '../util/errors.js';
 import { ENGRAM_VERSION } from '../util/version.js';
 import { registerAgentCommands } from './commands/agent.js';
 import { registerDemoCommands } from './commands/demo.js';
@@ -19,19 +18,10 @@ import { registerSessionCommands } from './commands/session.js';
 import { registerTeamCommands } from './commands/team.js';
 import { registerUiCommands } from './commands/ui.js';
 import { CliExit, withCommonOptions } from './common.js';
+import { exitCodeFor } from './exit-code.js';
 import type { CliIo } from './io.js';
 
-/** Exit statuses: 0 ok, 1 a check found problems or the command failed, 2 bad input, 3 not found. */
-export function exitCodeFor(error: unknown): number {
-  if (error instanceof CliExit) return error.exitCode;
-  if (error instanceof EngramError) {
-    if (error.code === 'not_found') return 3;
-    if (['invalid_input', 'invalid_path', 'settings_error', 'refused'].includes(error.code))
-      return 2;
-    return 1;
-  }
-  return 1;
-}
+export { exitCodeFor } from './exit-code.js';
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command('engram')
