@@ -92,13 +92,17 @@ function kindOf(entry: { isFile(): boolean; isDirectory(): boolean }): EntryInfo
   return entry.isFile() ? 'file' : entry.isDirectory() ? 'dir' : 'other';
 }
 
-export function createConfinement(options: ConfinementOptions): Confinement {
-  const roots: Root[] = options.roots.map((r) => ({ ...r, lexical: resolve(r.path) }));
-  const base = resolve(options.base ?? roots[0]?.lexical ?? process.cwd());
-  // The deny-list is always on: home and ENGRAM_HOME default to this process's.
-  const given = options.deny ?? {};
+/**
+ * The deny-list's context with its defaults filled in: home and `$ENGRAM_HOME` of this process,
+ * the memory folders served (the writable roots unless named), every path real. One place, so a
+ * caller that filters a listing by `readDenyReason` judges exactly as the confinement does.
+ */
+export function resolveDenyContext(
+  given: DenyContext = {},
+  writableRoots: readonly string[] = [],
+): DenyContext {
   const home = given.homedir ?? homedir();
-  const deny: DenyContext = {
+  return {
     homedir: realOrSelf(home),
     engramHome: realOrSelf(
       given.engramHome ??
@@ -106,13 +110,21 @@ export function createConfinement(options: ConfinementOptions): Confinement {
           ? resolve(process.env.ENGRAM_HOME.trim())
           : join(home, '.engram')),
     ),
-    ownMemoryDirs: (given.ownMemoryDirs ?? roots.filter((r) => r.write).map((r) => r.lexical)).map(
-      realOrSelf,
-    ),
+    ownMemoryDirs: (given.ownMemoryDirs ?? writableRoots).map(realOrSelf),
     ...(given.homeDotEntriesOpenBelow
       ? { homeDotEntriesOpenBelow: given.homeDotEntriesOpenBelow.map(realOrSelf) }
       : {}),
   };
+}
+
+export function createConfinement(options: ConfinementOptions): Confinement {
+  const roots: Root[] = options.roots.map((r) => ({ ...r, lexical: resolve(r.path) }));
+  const base = resolve(options.base ?? roots[0]?.lexical ?? process.cwd());
+  // The deny-list is always on: home and ENGRAM_HOME default to this process's.
+  const deny = resolveDenyContext(
+    options.deny,
+    roots.filter((r) => r.write).map((r) => r.lexical),
+  );
   const maxRead = options.maxReadBytes ?? DEFAULT_MAX_READ;
 
   async function using<T>(

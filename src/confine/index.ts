@@ -4,6 +4,7 @@ export {
   createConfinement,
   type EntryInfo,
   type ReadResult,
+  resolveDenyContext,
   type WriteOptions,
 } from './confinement.js';
 export { ConfinementError, type Located, type RootSpec } from './locate.js';

@@ -1,7 +1,5 @@
-import { realpath, stat } from 'node:fs/promises';
-import { join, sep } from 'node:path';
 import type { Claim, ClaimCheck, FailureFacts } from './claims.js';
-import { type ProjectProbe, readPrefix } from './project-probe.js';
+import type { ProjectProbe } from './project-probe.js';
 import { failureText } from './prompts.js';
 
 /** Line counting reads at most this much of a file; a citation past it is left unchecked. */
@@ -58,7 +56,7 @@ async function checkOne(claim: Claim, probe: ProjectProbe): Promise<ClaimCheck> 
       if (found.length === 0) return result(false, { missing: true });
       let longest = 0;
       for (const file of found) {
-        const lines = await lineCount(join(probe.root, file));
+        const lines = await lineCount(file, probe);
         if (lines === undefined) return result(undefined);
         longest = Math.max(longest, lines);
       }
@@ -73,35 +71,29 @@ async function checkOne(claim: Claim, probe: ProjectProbe): Promise<ClaimCheck> 
 
 /**
  * The project files a path names: itself when it has a folder part, else every file of that
- * name anywhere. Only real entries inside the root count (a symlink out of the project is not
- * the project's file). Undefined when the project could not be listed.
+ * name anywhere. Existence is asked through the confinement: a credential location or a link
+ * out of the project is "cannot tell" (undefined), never looked at. Undefined too when the
+ * project could not be listed.
  */
 async function locate(path: string, probe: ProjectProbe): Promise<string[] | undefined> {
   const clean = path.replace(/\/+$/, '');
-  if (await insideRoot(probe.root, clean)) return [clean];
+  const direct = await probe.exists(clean);
+  if (direct === undefined) return undefined;
+  if (direct) return [clean];
   // A bare name may live anywhere; a path may be cited from a package inside a monorepo.
   const files = await probe.files();
   const named = files.filter((f) => f === clean || f.endsWith(`/${clean}`));
   const present: string[] = [];
-  for (const f of named.slice(0, 20)) if (await insideRoot(probe.root, f)) present.push(f);
+  for (const f of named.slice(0, 20)) {
+    const found = await probe.exists(f);
+    if (found === undefined) return undefined;
+    if (found) present.push(f);
+  }
   return present;
 }
 
-async function insideRoot(root: string, rel: string): Promise<boolean> {
-  try {
-    const [real, realRoot] = await Promise.all([realpath(join(root, rel)), realpath(root)]);
-    if (real !== realRoot && !real.startsWith(realRoot + sep)) return false;
-    await stat(real);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function lineCount(path: string): Promise<number | undefined> {
-  const info = await stat(path).catch(() => undefined);
-  if (!info?.isFile() || info.size > MAX_LINE_COUNT_BYTES) return undefined;
-  const text = await readPrefix(path, Math.max(1, info.size));
+async function lineCount(file: string, probe: ProjectProbe): Promise<number | undefined> {
+  const text = await probe.readText(file, MAX_LINE_COUNT_BYTES);
   if (text === undefined) return undefined;
   if (text === '') return 0;
   const newlines = text.split('\n').length - 1;
@@ -115,7 +107,7 @@ async function hasScript(script: string, probe: ProjectProbe): Promise<boolean |
     .slice(0, 50);
   if (manifests.length === 0) return undefined; // not an npm project: nothing to contradict
   for (const file of manifests) {
-    const text = await readPrefix(join(probe.root, file), 1024 * 1024);
+    const text = await probe.readText(file, 1024 * 1024);
     try {
       const scripts = (JSON.parse(text ?? '{}') as { scripts?: Record<string, unknown> }).scripts;
       if (scripts && Object.hasOwn(scripts, script)) return true;

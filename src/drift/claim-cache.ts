@@ -19,8 +19,14 @@ export interface ClaimCacheEntry {
   checks: ClaimCheck[];
 }
 
+/**
+ * Bumped when what a check may look at changes, so no verdict made under older rules is reused:
+ * 2 stopped reading credential files (a version-1 `holds` may have come from `.env`).
+ */
+export const CLAIM_CACHE_VERSION = 2;
+
 export interface ClaimCache {
-  version: 1;
+  version: typeof CLAIM_CACHE_VERSION;
   /** By memory file: the latest checks only. */
   entries: Record<string, ClaimCacheEntry>;
 }
@@ -38,13 +44,17 @@ export function memoryIdentity(file: string, content: string): string {
 export async function readClaimCache(path: string): Promise<ClaimCache> {
   try {
     const data = JSON.parse(await readFile(path, 'utf8')) as Partial<ClaimCache>;
-    if (data.version === 1 && typeof data.entries === 'object' && data.entries !== null) {
-      return { version: 1, entries: data.entries };
+    if (
+      data.version === CLAIM_CACHE_VERSION &&
+      typeof data.entries === 'object' &&
+      data.entries !== null
+    ) {
+      return { version: CLAIM_CACHE_VERSION, entries: data.entries };
     }
   } catch {
     // missing or corrupt: start over
   }
-  return { version: 1, entries: {} };
+  return { version: CLAIM_CACHE_VERSION, entries: {} };
 }
 
 /**
@@ -74,7 +84,10 @@ export async function writeClaimCache(
     `${path}.lock`,
     async () => {
       const current = await readClaimCache(path);
-      const next: ClaimCache = { version: 1, entries: { ...current.entries, ...updates } };
+      const next: ClaimCache = {
+        version: CLAIM_CACHE_VERSION,
+        entries: { ...current.entries, ...updates },
+      };
       await writeFileAtomic(path, `${JSON.stringify(next)}\n`, { mode: 0o600 });
     },
     { timeoutMs: 5_000 },

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { findGitLocation } from '../config/git-root.js';
+import { createConfinement, readDenyReason, resolveDenyContext } from '../confine/index.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { runGit } from './git.js';
 
@@ -26,8 +28,18 @@ export interface ProjectProbe {
   quickState(): Promise<string>;
   /** The project's files, relative with `/` separators (bounded). */
   files(): Promise<readonly string[]>;
-  /** Whether the text occurs in some project file (the memory directory excluded). */
+  /**
+   * Whether the text occurs in some project file (the memory directory and credential files
+   * excluded: a `true` found in `.env` would confirm a secret to whoever wrote the memory).
+   */
   contains(text: string): Promise<boolean | undefined>;
+  /**
+   * Whether a project path exists, asked through the confinement every door uses: undefined
+   * (cannot tell) for a credential location or a path whose links lead out of the project.
+   */
+  exists(rel: string): Promise<boolean | undefined>;
+  /** A project file's text through the same confinement; undefined when refused, unreadable, binary or over `maxBytes`. */
+  readText(rel: string, maxBytes: number): Promise<string | undefined>;
 }
 
 export interface ProbeOptions {
@@ -69,10 +81,32 @@ function memoryDirInside(root: string, memoryDir: string | undefined): string | 
 export function gitProbe(root: string, options: ProbeOptions = {}): ProjectProbe {
   const excluded = memoryDirInside(root, options.memoryDir);
   const pathspec = ['--', '.', ...(excluded ? [`:(exclude)${excluded}`] : []), ':(exclude).engram'];
+  const reader = projectReader(root, options);
   let files: Promise<string[]> | undefined;
+  let searchable: Promise<string[] | undefined> | undefined;
+  const listing = () => {
+    files ??= runGit(
+      root,
+      ['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
+      options.signal,
+    ).then((r) => (r.code === 0 ? [...new Set(r.stdout.split('\0').filter(Boolean))] : []));
+    return files;
+  };
+  // git grep reads files itself: the credential files it would search are excluded by name, each
+  // judged by the deny-list. Too many to name on a command line: no answer rather than a leak.
+  const grepSpec = () => {
+    searchable ??= listing().then((all) => {
+      const denied = all.filter(reader.denied);
+      if (denied.length > MAX_DENIED_EXCLUDES) return undefined;
+      return [...pathspec, ...denied.map((f) => `:(exclude,literal)${f}`)];
+    });
+    return searchable;
+  };
   return {
     root,
     kind: 'git',
+    exists: reader.exists,
+    readText: reader.readText,
     async state() {
       // One process, not two: `--branch` puts HEAD (`# branch.oid`) in the status output. Spawning
       // is the cost that matters on a hook's path.
@@ -87,18 +121,13 @@ export function gitProbe(root: string, options: ProbeOptions = {}): ProjectProbe
       return `git:${head}:${hash}`;
     },
     quickState: () => quickGitState(root),
-    files() {
-      files ??= runGit(
-        root,
-        ['ls-files', '-z', '--cached', '--others', '--exclude-standard'],
-        options.signal,
-      ).then((r) => (r.code === 0 ? [...new Set(r.stdout.split('\0').filter(Boolean))] : []));
-      return files;
-    },
+    files: listing,
     async contains(text) {
+      const spec = await grepSpec();
+      if (spec === undefined) return undefined;
       const r = await runGit(
         root,
-        ['grep', '-q', '-I', '-F', '--untracked', '-e', text, ...pathspec],
+        ['grep', '-q', '-I', '-F', '--untracked', '-e', text, ...spec],
         options.signal,
       );
       return r.code === 0 ? true : r.code === 1 ? false : undefined;
@@ -110,15 +139,20 @@ export function walkProbe(root: string, options: ProbeOptions = {}): ProjectProb
   const excluded = memoryDirInside(root, options.memoryDir);
   const clock = options.clock ?? systemClock;
   const now = () => clock.now();
+  const reader = projectReader(root, options);
   let listing: Promise<string[]> | undefined;
   const texts = new Map<string, Promise<string | undefined>>();
   const list = () => {
-    listing ??= walk(root, excluded, options.signal);
+    listing ??= walk(root, excluded, options.signal).then((all) =>
+      all.filter((f) => !reader.denied(f)),
+    );
     return listing;
   };
   return {
     root,
     kind: 'walk',
+    exists: reader.exists,
+    readText: reader.readText,
     async state() {
       return `walk:${Math.floor(now() / WALK_STATE_TTL_MS)}`;
     },
@@ -131,7 +165,7 @@ export function walkProbe(root: string, options: ProbeOptions = {}): ProjectProb
         if (options.signal?.aborted) return undefined;
         let content = texts.get(file);
         if (content === undefined) {
-          content = readPrefix(join(root, file), WALK_MAX_FILE_BYTES);
+          content = reader.readText(file, WALK_MAX_FILE_BYTES);
           texts.set(file, content);
         }
         if ((await content)?.includes(text)) return true;
@@ -139,6 +173,58 @@ export function walkProbe(root: string, options: ProbeOptions = {}): ProjectProb
       return options.signal?.aborted ? undefined : false;
     },
   };
+}
+
+/** More credential files than this in one project: identifier checks there answer "cannot tell". */
+const MAX_DENIED_EXCLUDES = 200;
+
+interface ProjectReader {
+  /** True when the deny-list refuses reading this project path (`/`-separated, below the root). */
+  denied(rel: string): boolean;
+  exists(rel: string): Promise<boolean | undefined>;
+  readText(rel: string, maxBytes: number): Promise<string | undefined>;
+}
+
+/**
+ * The project read-only through the confinement (src/confine): the same walk for the check and the
+ * read, no link followed out of the project, no hard link, the credential deny-list (`.ssh`,
+ * `.aws`, `.env*`, keys, other projects' memory) with this project's memory folder as its own.
+ */
+function projectReader(root: string, options: ProbeOptions): ProjectReader {
+  const deny = resolveDenyContext({
+    ownMemoryDirs: options.memoryDir === undefined ? [] : [options.memoryDir],
+  });
+  const confinement = createConfinement({ roots: [{ path: root, write: false }], deny });
+  let realRoot: string | undefined;
+  return {
+    denied(rel) {
+      realRoot ??= realOrSelf(root);
+      return readDenyReason(join(realRoot, ...rel.split('/')), deny) !== undefined;
+    },
+    async exists(rel) {
+      try {
+        return (await confinement.info(rel)) !== undefined;
+      } catch {
+        return undefined; // refused (credentials, a link out) or unreadable: cannot tell
+      }
+    },
+    async readText(rel, maxBytes) {
+      try {
+        const { text } = await confinement.readText(rel, { maxBytes });
+        return text.includes('\0') ? undefined : text;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** HEAD's commit and the index's stat, from the files in `.git` (linked worktrees too). */
