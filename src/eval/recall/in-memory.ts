@@ -2,11 +2,12 @@
  * A labeled set ranked in memory, without a directory: the same offline ranker and cut-off real
  * recall uses (recall asks the ranker for its selection and keeps at most five; like recall it
  * ranks headers, never bodies), fast enough to
- * run once per concept line when measuring what each line is worth.
+ * run once per concept line when measuring what each line is worth. Like recall over the chain, a
+ * user-layer memory whose file name the project also uses is not seen.
  */
 import type { ConceptTable } from '../../recall/lexical/concepts.js';
 import { createOfflineRanker, MAX_RECALLED } from '../../recall/offline-ranker.js';
-import type { LabeledSet } from './labeled-set.js';
+import { type LabeledSet, labeledMemoryId } from './labeled-set.js';
 import type { PromptOutcome } from './score.js';
 
 const DAY_MS = 86_400_000;
@@ -15,8 +16,13 @@ export function rankSetInMemory(
   set: LabeledSet,
   options: { nowMs: number; concepts?: ConceptTable },
 ): PromptOutcome[] {
+  const projectFiles = new Set(
+    set.memories.filter((m) => m.scope === 'project').map((m) => m.file),
+  );
+  const visible = set.memories.filter((m) => m.scope === 'project' || !projectFiles.has(m.file));
+  const idOf = new Map(visible.map((m) => [m.file, labeledMemoryId(m.scope, m.file)]));
   const ranker = createOfflineRanker(
-    set.memories.map((m) => ({
+    visible.map((m) => ({
       file: m.file,
       type: m.type,
       name: m.name ?? m.file.replace(/\.md$/, ''),
@@ -31,6 +37,6 @@ export function rankSetInMemory(
     gold: p.gold,
     selected: ranker
       .rank(p.prompt, { nowMs: options.nowMs, limit: MAX_RECALLED })
-      .map((r) => r.file),
+      .map((r) => idOf.get(r.file) ?? r.file),
   }));
 }

@@ -1,7 +1,9 @@
 /**
  * A labeled recall set: a memory directory written as data, and prompts each with the memories
  * that should be recalled for it (`gold`). A prompt with no gold is an unrelated one: the right
- * answer is nothing. JSON or YAML; see docs/eval.md for the format.
+ * answer is nothing. A memory may sit in the user layer (`scope: user`); recall then draws on both
+ * directories as it does for real, the project winning on a name clash. JSON or YAML; see
+ * docs/eval.md for the format.
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
@@ -9,8 +11,14 @@ import { z } from 'zod';
 import { MEMORY_TYPES } from '../../memdir/types.js';
 import { EngramError } from '../../util/errors.js';
 
+export const LABELED_SCOPES = ['project', 'user'] as const;
+export type LabeledScope = (typeof LABELED_SCOPES)[number];
+
 const memorySchema = z.object({
   file: z.string().regex(/^[^/\\].*\.md$/, 'a memory file name ends in .md'),
+  /** The layer the memory lives in (default project); `layer` is accepted for it. */
+  scope: z.enum(LABELED_SCOPES).optional(),
+  layer: z.enum(LABELED_SCOPES).optional(),
   type: z.enum(MEMORY_TYPES),
   name: z.string().optional(),
   description: z.string().min(1),
@@ -37,12 +45,39 @@ const setSchema = z.object({
   unrelated: z.array(z.string()).default([]),
 });
 
-export type LabeledMemory = z.infer<typeof memorySchema>;
+export type LabeledMemory = Omit<z.infer<typeof memorySchema>, 'scope' | 'layer'> & {
+  scope: LabeledScope;
+};
 
 export interface LabeledPrompt {
   prompt: string;
-  /** Files that should be recalled; empty for an unrelated prompt. */
+  /** Memory ids (see `labeledMemoryId`) that should be recalled; empty for an unrelated prompt. */
   gold: string[];
+}
+
+/**
+ * How a memory is named in gold lists and in what recall selected: its file name in the project
+ * layer (so sets without a user layer read as they always did), `user:<file>` in the user layer.
+ */
+export function labeledMemoryId(scope: string, file: string): string {
+  return scope === 'project' ? file : `${scope}:${file}`;
+}
+
+/**
+ * The memory a gold entry means: `user:<file>` and `project:<file>` name a layer; a bare file name
+ * means the memory recall would see under that name, the project's when both layers have one.
+ */
+function resolveGold(entry: string, ids: ReadonlySet<string>): string | undefined {
+  const qualified = /^(project|user):(.+)$/.exec(entry);
+  if (qualified) {
+    const id = labeledMemoryId(qualified[1]!, qualified[2]!);
+    return ids.has(id) ? id : undefined;
+  }
+  for (const scope of LABELED_SCOPES) {
+    const id = labeledMemoryId(scope, entry);
+    if (ids.has(id)) return id;
+  }
+  return undefined;
 }
 
 export interface LabeledSet {
@@ -62,27 +97,43 @@ export function parseLabeledSet(raw: unknown, fallbackName: string): LabeledSet 
     );
   }
   const data = parsed.data;
-  const files = new Set(data.memories.map((m) => m.file));
-  if (files.size !== data.memories.length) {
-    throw new EngramError('invalid_input', `${fallbackName}: a memory file is listed twice`);
+  const memories: LabeledMemory[] = [];
+  for (const { scope, layer, ...m } of data.memories) {
+    if (scope !== undefined && layer !== undefined && scope !== layer) {
+      throw new EngramError(
+        'invalid_input',
+        `${fallbackName}: ${m.file} says scope ${scope} and layer ${layer}; give one`,
+      );
+    }
+    memories.push({ ...m, scope: scope ?? layer ?? 'project' });
+  }
+  const ids = new Set(memories.map((m) => labeledMemoryId(m.scope, m.file)));
+  if (ids.size !== memories.length) {
+    throw new EngramError(
+      'invalid_input',
+      `${fallbackName}: a memory file is listed twice in the same layer`,
+    );
   }
   const prompts: LabeledPrompt[] = [
     ...data.prompts.map((p) => ({
       prompt: (p.prompt ?? p.query)!,
-      gold: [...new Set(p.gold ?? p.relevant ?? [])],
+      gold: p.gold ?? p.relevant ?? [],
     })),
     ...data.unrelated.map((prompt) => ({ prompt, gold: [] })),
-  ];
-  for (const p of prompts) {
-    const missing = p.gold.find((g) => !files.has(g));
-    if (missing !== undefined) {
-      throw new EngramError(
-        'invalid_input',
-        `${fallbackName}: prompt "${p.prompt}" names ${missing}, which is not among the memories`,
-      );
-    }
-  }
-  return { name: data.name ?? fallbackName, memories: data.memories, prompts };
+  ].map((p) => {
+    const gold = p.gold.map((entry) => {
+      const id = resolveGold(entry, ids);
+      if (id === undefined) {
+        throw new EngramError(
+          'invalid_input',
+          `${fallbackName}: prompt "${p.prompt}" names ${entry}, which is not among the memories`,
+        );
+      }
+      return id;
+    });
+    return { prompt: p.prompt, gold: [...new Set(gold)] };
+  });
+  return { name: data.name ?? fallbackName, memories, prompts };
 }
 
 /** Read a set from a .json, .yaml or .yml file. */

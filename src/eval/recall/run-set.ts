@@ -1,14 +1,17 @@
 /**
  * Runs a labeled set through real recall: the memories are written to a temporary directory with
  * the normal save path (file + index line, mtimes set to their ages), then every prompt is recalled
- * with the offline ranker exactly as a turn would be, and what it selected is scored.
+ * with the offline ranker exactly as a turn would be, and what it selected is scored. A set with
+ * user-layer memories gets a temporary ENGRAM_HOME too: its user directory is where
+ * `resolveMemoryChain` puts it, and recall draws on the chain (project first) as a real turn does.
  */
-import { mkdtemp, rm, utimes } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type MemoryLayer, resolveMemoryChain } from '../../config/memory-chain.js';
 import { saveMemory } from '../../memdir/memory-file.js';
 import { recall } from '../../recall/recall.js';
-import type { LabeledSet } from './labeled-set.js';
+import { type LabeledMemory, type LabeledSet, labeledMemoryId } from './labeled-set.js';
 import {
   DEFAULT_RECALL_SET_TARGETS,
   missedTargets,
@@ -23,6 +26,8 @@ const DAY_MS = 86_400_000;
 export interface RecallSetReport extends RecallSetScore {
   set: string;
   memories: number;
+  /** How many memories each layer holds (`project`, and `user` when the set has one). */
+  layers: Record<string, number>;
   targets: RecallSetTargets;
   /** Targets missed: 'precision', 'recall', 'silence'. */
   missed: string[];
@@ -43,26 +48,31 @@ export async function runRecallSet(
   options: RunRecallSetOptions = {},
 ): Promise<RecallSetReport> {
   const nowMs = options.nowMs ?? Date.now();
-  const dir = await mkdtemp(join(tmpdir(), 'engram-eval-recall-'));
+  const root = await mkdtemp(join(tmpdir(), 'engram-eval-recall-'));
   try {
-    for (const m of set.memories) {
-      await saveMemory(dir, {
-        file: m.file,
-        name: m.name ?? m.file.replace(/\.md$/, ''),
-        description: m.description,
-        type: m.type,
-        body: m.body ?? m.description,
-      });
-      const seconds = (nowMs - (m.ageDays ?? 1) * DAY_MS) / 1000;
-      await utimes(join(dir, m.file), seconds, seconds);
-    }
+    const dir = join(root, 'project', 'memory');
+    const chain = resolveMemoryChain({
+      project: { dir, trusted: true },
+      engramHome: join(root, 'home'),
+    });
+    const layers: Record<string, number> = {};
+    for (const m of set.memories) layers[m.scope] = (layers[m.scope] ?? 0) + 1;
+    // Without user memories recall runs on the project directory alone, as it always has here.
+    const drawn = chain.filter((l) => l.layer === 'project' || layers[l.layer] !== undefined);
+    for (const layer of drawn) await mkdir(layer.dir, { recursive: true });
+    for (const m of set.memories) await writeMemory(layerDir(drawn, m), m, nowMs);
     const outcomes: PromptOutcome[] = [];
     for (const p of set.prompts) {
-      const result = await recall({ dir, query: p.prompt, now: nowMs });
+      const result = await recall({
+        dir,
+        ...(drawn.length > 1 ? { layers: drawn } : {}),
+        query: p.prompt,
+        now: nowMs,
+      });
       outcomes.push({
         prompt: p.prompt,
         gold: p.gold,
-        selected: result.selected.map((s) => s.file),
+        selected: result.selected.map((s) => labeledMemoryId(s.layer, s.file)),
       });
     }
     const score = scoreRecallSet(outcomes);
@@ -74,6 +84,7 @@ export async function runRecallSet(
     return {
       set: set.name,
       memories: set.memories.length,
+      layers,
       ...score,
       targets,
       missed,
@@ -82,15 +93,36 @@ export async function runRecallSet(
       outcomes,
     };
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await rm(root, { recursive: true, force: true });
   }
 }
+
+function layerDir(chain: readonly MemoryLayer[], m: LabeledMemory): string {
+  const layer = chain.find((l) => l.layer === m.scope);
+  if (!layer) throw new Error(`no ${m.scope} layer in the memory chain`);
+  return layer.dir;
+}
+
+async function writeMemory(dir: string, m: LabeledMemory, nowMs: number): Promise<void> {
+  await saveMemory(dir, {
+    file: m.file,
+    name: m.name ?? m.file.replace(/\.md$/, ''),
+    description: m.description,
+    type: m.type,
+    body: m.body ?? m.description,
+  });
+  const seconds = (nowMs - (m.ageDays ?? 1) * DAY_MS) / 1000;
+  await utimes(join(dir, m.file), seconds, seconds);
+}
+
+const userLayer = (r: RecallSetReport) =>
+  r.layers.user === undefined ? '' : ` (${r.layers.user} in the user layer)`;
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
 export function formatRecallSetReport(r: RecallSetReport): string {
   let out =
-    `recall set ${r.set}: ${r.memories} memories, ${r.relevantPrompts} relevant and ${r.unrelatedPrompts} unrelated prompts\n` +
+    `recall set ${r.set}: ${r.memories} memories${userLayer(r)}, ${r.relevantPrompts} relevant and ${r.unrelatedPrompts} unrelated prompts\n` +
     `  precision of what was selected  ${r.precision.toFixed(3)}  (${r.correct}/${r.selected}; target ≥ ${r.targets.precision})\n` +
     `  gold memories recalled          ${pct(r.recall)}  (${r.goldRecalled}/${r.goldTotal}; target ≥ ${pct(r.targets.recall)})\n` +
     `  unrelated prompts → nothing     ${pct(r.silence)}  (${r.unrelatedSilent}/${r.unrelatedPrompts}; target ${pct(r.targets.silence)})\n` +

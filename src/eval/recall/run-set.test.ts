@@ -1,0 +1,95 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCaptured, testIo } from '../../cli/test-io.js';
+import { parseLabeledSet } from './labeled-set.js';
+import { runRecallSet } from './run-set.js';
+
+const NOW = Date.UTC(2026, 10, 1);
+const SETS = join(import.meta.dirname, '..', '..', '..', 'eval', 'recall-sets');
+
+const project = [
+  {
+    file: 'integration.md',
+    type: 'project',
+    description: 'Integration tests need the database from docker compose up db first',
+  },
+  {
+    file: 'migrations.md',
+    type: 'project',
+    description: 'Knex migrations live in db/migrations; never edit one that already ran',
+  },
+];
+const kustomize = {
+  scope: 'user',
+  type: 'user',
+  description: 'User writes Kubernetes manifests as kustomize overlays, never raw Helm templates',
+};
+const prompts = [
+  { prompt: 'write kustomize overlays for the worker deployment', gold: [] },
+  { prompt: 'run the integration tests against the docker compose database', gold: [] },
+];
+
+const selectedFor = (report: Awaited<ReturnType<typeof runRecallSet>>, prompt: string) =>
+  report.outcomes.find((o) => o.prompt === prompt)!.selected;
+
+describe('engram eval recall over a project and a user layer', () => {
+  it('recalls a user-layer memory beside the project ones and names it user:<file>', async () => {
+    const set = parseLabeledSet(
+      {
+        memories: [...project, { file: 'kustomize.md', ...kustomize }],
+        prompts: [{ ...prompts[0]!, gold: ['user:kustomize.md'] }],
+      },
+      'two-layers',
+    );
+    const report = await runRecallSet(set, { nowMs: NOW });
+    expect(report.layers).toEqual({ project: 2, user: 1 });
+    expect(selectedFor(report, prompts[0]!.prompt)).toContain('user:kustomize.md');
+    expect(report.goldRecalled).toBe(1);
+  });
+
+  it('lets the project memory win a name clash: the user one behind it is never recalled', async () => {
+    const clash = (userFile: string) =>
+      parseLabeledSet(
+        {
+          memories: [
+            ...project,
+            { ...project[1]!, file: 'kustomize.md' },
+            { file: userFile, ...kustomize },
+          ],
+          prompts,
+        },
+        'clash',
+      );
+    // Positive control: under a file name of its own the user memory answers this prompt.
+    const apart = await runRecallSet(clash('overlays.md'), { nowMs: NOW });
+    expect(selectedFor(apart, prompts[0]!.prompt)).toContain('user:overlays.md');
+    const shadowed = await runRecallSet(clash('kustomize.md'), { nowMs: NOW });
+    const all = shadowed.outcomes.flatMap((o) => o.selected);
+    expect(all).not.toContain('user:kustomize.md');
+    expect(selectedFor(shadowed, prompts[1]!.prompt)).toContain('integration.md');
+  });
+
+  it('runs a set without user memories on the project directory alone', async () => {
+    const set = parseLabeledSet(
+      { memories: project, prompts: [{ ...prompts[1]!, gold: ['integration.md'] }] },
+      'project-only',
+    );
+    const report = await runRecallSet(set, { nowMs: NOW });
+    expect(report.layers).toEqual({ project: 2 });
+    expect(report.outcomes[0]!.selected).toEqual(['integration.md']);
+  });
+
+  it('writes no memory into the ENGRAM_HOME of the person running it', async () => {
+    const io = testIo();
+    const r = await runCaptured(
+      ['eval', 'recall', '--set', join(SETS, 'layers-user.json'), '--json'],
+      io,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.layers).toEqual({ project: 6, user: 5 });
+    expect(report.goldTotal).toBe(10);
+    expect(await readdir(io.homedir).catch(() => [])).not.toContain('.engram');
+  });
+});
