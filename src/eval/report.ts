@@ -54,6 +54,28 @@ export function buildReport(
   };
 }
 
+/** The minimum R@k (all ten conversations, all categories) #19 holds the ranker to, by k. */
+export const DEFAULT_LOCOMO_TARGETS: Readonly<Record<number, number>> = { 5: 57, 10: 63 };
+
+/**
+ * The targets the engram ranker misses over all conversations and categories, one line each
+ * ("R@5 56.90 < 57"); empty when it meets them all. A target at a k the run did not measure is
+ * missed too: a check must never pass by not looking. Pure.
+ */
+export function missedLocomoTargets(
+  report: LocomoReport,
+  targets: Readonly<Record<number, number>> = DEFAULT_LOCOMO_TARGETS,
+): string[] {
+  const recall = report.rankers.engram?.all.overall.recall ?? {};
+  const missed: string[] = [];
+  for (const [k, min] of Object.entries(targets)) {
+    const value = recall[k];
+    if (value === undefined) missed.push(`R@${k} not measured (add ${k} to --k)`);
+    else if (value < min) missed.push(`R@${k} ${value.toFixed(2)} < ${min}`);
+  }
+  return missed;
+}
+
 function cells(values: Record<string, number>, ks: readonly number[]): string {
   return ks.map((k) => (values[String(k)] ?? 0).toFixed(1).padStart(6)).join('');
 }

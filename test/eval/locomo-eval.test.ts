@@ -160,6 +160,34 @@ describe('engram eval locomo on a tiny synthetic release', () => {
     expect(missing.stderr).toMatch(/nope\.zip/);
   });
 
+  it('reports the cut-off per category over the questions R@k scores, and checks the targets', async () => {
+    const w = workspace();
+    const run = await w.cli(['eval', 'locomo', '--data', w.zipPath, '--json', '--check']);
+    expect(run.code, run.stderr).toBe(0);
+    const report: Json = JSON.parse(run.stdout);
+    const { cutoff } = report;
+    expect(cutoff.maxSelected).toBe(5);
+    // The question without an evidence id is counted but, as in R@k, left out of the shares.
+    expect(cutoff.all.questions).toBe(report.questions);
+    expect(cutoff.all.scored).toBe(report.rankers.engram.all.overall.scored);
+    for (const [c, cell] of Object.entries<Json>(cutoff.categories)) {
+      expect(cell.scored).toBe(report.rankers.engram.all.categories[c].scored);
+      expect(cell.selected).toBeLessThanOrEqual(5 * cell.scored);
+      expect(cell.nothingShare).toBe(Math.round((1000 * cell.nothing) / cell.scored) / 10);
+    }
+    const unmeasured = await w.cli([
+      'eval',
+      'locomo',
+      '--data',
+      w.zipPath,
+      '--k',
+      '1,5',
+      '--check',
+    ]);
+    expect(unmeasured.code).toBe(2);
+    expect(unmeasured.stderr).toMatch(/--check needs --k to include 10/);
+  });
+
   it('takes its data from ENGRAM_LOCOMO_DATA, and with no data says where to get it (exit 3)', async () => {
     const w = workspace();
     const fromEnv = await w.cli(['eval', 'locomo', '--json'], { ENGRAM_LOCOMO_DATA: w.zipPath });

@@ -3,7 +3,13 @@ import { dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { cutoffReport, formatCutoffReport } from '../../eval/cutoff-report.js';
 import { defaultLocomoPath, LOCOMO_DATA_ENV, loadLocomo } from '../../eval/locomo.js';
-import { buildReport, CATEGORY_NAMES, formatReport } from '../../eval/report.js';
+import {
+  buildReport,
+  CATEGORY_NAMES,
+  DEFAULT_LOCOMO_TARGETS,
+  formatReport,
+  missedLocomoTargets,
+} from '../../eval/report.js';
 import { bm25Ranker, engramRanker, type RankerRun, runRanker } from '../../eval/runner.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { EngramError } from '../../util/errors.js';
@@ -16,6 +22,7 @@ interface EvalLocomoOptions {
   json?: boolean;
   dump?: string;
   baseline?: string;
+  check?: boolean;
 }
 
 export function parseKs(value: string): number[] {
@@ -48,8 +55,21 @@ export function registerEvalCommands(program: Command, io: CliIo): void {
     .option('--json', 'print machine-readable JSON')
     .option('--dump <file>', 'write one JSON line per question with the ranked dialog ids')
     .option('--baseline <name>', 'also run a baseline in the same run (bm25)')
+    .option(
+      '--check',
+      `exit 1 unless R@k over all conversations meets ${Object.entries(DEFAULT_LOCOMO_TARGETS)
+        .map(([k, v]) => `R@${k} >= ${v}`)
+        .join(', ')}`,
+    )
     .action(async (opts: EvalLocomoOptions) => {
       const ks = parseKs(opts.k);
+      const unmeasured = Object.keys(DEFAULT_LOCOMO_TARGETS).filter((k) => !ks.includes(Number(k)));
+      if (opts.check && unmeasured.length > 0) {
+        throw new EngramError(
+          'invalid_input',
+          `--check needs --k to include ${unmeasured.join(' and ')} (the targets are at those cut-offs)`,
+        );
+      }
       if (opts.baseline !== undefined && opts.baseline !== 'bm25') {
         throw new EngramError('invalid_input', `unknown baseline: ${opts.baseline} (known: bm25)`);
       }
@@ -84,6 +104,13 @@ export function registerEvalCommands(program: Command, io: CliIo): void {
       };
       if (opts.json) printJson(io, report);
       else io.stdout(formatReport(report) + formatCutoffReport(report.cutoff, CATEGORY_NAMES));
+      if (opts.check) {
+        const missed = missedLocomoTargets(report);
+        if (missed.length > 0) {
+          io.stderr(`LoCoMo targets missed: ${missed.join('; ')}\n`);
+          throw new CliExit(1);
+        }
+      }
     });
   evalCommand
     .command('recall')
