@@ -37,6 +37,8 @@ export interface ReadResult {
   size: number;
   /** Permission bits of the file read (a file nobody may read is skipped by some callers). */
   mode: number;
+  /** Owner of the file read (instruction files above the project load only from trusted owners). */
+  uid: number;
 }
 
 export interface WriteOptions {
@@ -172,6 +174,7 @@ export function createConfinement(options: ConfinementOptions): Confinement {
             mtimeMs: info.mtimeMs,
             size: info.size,
             mode: info.mode,
+            uid: info.uid,
           };
         } finally {
           await handle.close();

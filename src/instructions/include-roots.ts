@@ -9,6 +9,9 @@
  * user's own settings (`allowExternalIncludes`) list its folder. The user's own files
  * (`~/.claude/CLAUDE.md`, user rules) are trusted with their home folder; managed files with the
  * machine.
+ *
+ * A folder above the project and outside home (a shared `/tmp`, `/srv/team`) is trusted the way
+ * Claude Code trusts a folder: by who controls it (`ancestorTrust`).
  */
 import { parse, resolve } from 'node:path';
 import { isInsideOrSame } from '../confine/index.js';
@@ -63,4 +66,48 @@ export function foldNested(roots: readonly string[]): string[] {
   const kept: string[] = [];
   for (const root of sorted) if (!kept.some((k) => isInsideOrSame(root, k))) kept.push(root);
   return kept;
+}
+
+/** Who owns a folder and its permission bits (from `stat`). */
+export interface FolderOwnership {
+  uid: number;
+  mode: number;
+}
+
+export interface AncestorTrustInput {
+  /** The folder an instruction file was found in, on the way up from the working directory. */
+  dir: string;
+  homedir: string;
+  projectRoots: readonly string[];
+  /** This process's user id; undefined where the platform has none (no ownership rule there). */
+  uid: number | undefined;
+  /** The folder's owner and mode; undefined when it could not be looked at. */
+  folder: FolderOwnership | undefined;
+}
+
+export interface AncestorTrust {
+  /** Set when only files of these owners load from the folder (the user and root). */
+  owners?: number[];
+  /** The folder vouches for its neighbours: its files may include files beside them. */
+  vouches: boolean;
+}
+
+/**
+ * How far an ancestor folder's instruction files are trusted. Inside the project or the home
+ * folder: as before, the folder vouches for its neighbours. Above the project and outside home,
+ * anyone who can write the folder could plant a CLAUDE.md there (`/tmp/CLAUDE.md` with
+ * `@./other-user/notes`): its files load only when they belong to the user or root, and the
+ * folder opens its neighbours to includes only when it belongs to the user or root and nobody
+ * else may write it (no group or world write bit). Pure.
+ */
+export function ancestorTrust(input: AncestorTrustInput): AncestorTrust {
+  const near = [...input.projectRoots, input.homedir].some((r) =>
+    isInsideOrSame(resolve(input.dir), resolve(r)),
+  );
+  if (near || input.uid === undefined) return { vouches: true };
+  const owners = [...new Set([input.uid, 0])];
+  const folder = input.folder;
+  const vouches =
+    folder !== undefined && owners.includes(folder.uid) && (folder.mode & 0o022) === 0;
+  return { owners, vouches };
 }

@@ -34,6 +34,13 @@ export interface Chain {
   type: InstructionType;
   /** Reads the file and everything it includes: the folders they may come from, the deny-list. */
   confinement: Confinement;
+  /**
+   * Set when the file's includes read through a narrower confinement than the file itself (a
+   * folder above the project that does not vouch for its neighbours, see `ancestorTrust`).
+   */
+  includes?: Confinement;
+  /** Set when the file loads only if one of these user ids owns it (checked on the file read). */
+  owners?: readonly number[];
   /** Set for files of a rules folder: `paths:` frontmatter is honoured, relative to this folder. */
   ruleBaseDir?: string;
   /** Set once a conditional rule was found: its includes apply under the same globs. */
@@ -156,10 +163,13 @@ function buildFile(
       `Frontmatter is not valid YAML (${processed.frontmatterError.split('\n')[0]}); it was dropped and any paths: globs ignored.`,
     );
   }
+  // The trust of the folder a file was found in stops at the file: includes get the narrower view.
+  const { includes, owners: _owners, ...rest } = chain;
+  const inherited: Chain = includes ? { ...rest, confinement: includes } : rest;
   const childChain: Chain =
     processed.globs && chain.ruleBaseDir
-      ? { ...chain, conditional: { globs: processed.globs, baseDir: chain.ruleBaseDir } }
-      : chain;
+      ? { ...inherited, conditional: { globs: processed.globs, baseDir: chain.ruleBaseDir } }
+      : inherited;
   const { conditional } = childChain;
   const file: LoadedInstructionFile = {
     path,
@@ -205,6 +215,15 @@ async function readConfined(
       return undefined;
     }
     const read = await confinement.readText(path, { maxBytes: MAX_FILE_BYTES });
+    // Judged on the file read, not a stat before it: a file swapped in after a look is still caught.
+    if (chain.owners && !chain.owners.includes(read.uid)) {
+      report(
+        'refused',
+        'warning',
+        `Not loaded: it sits in a folder above the project and outside your home, and belongs to user id ${read.uid}, neither you nor root; anyone who can write that folder could otherwise instruct your agent.`,
+      );
+      return undefined;
+    }
     // Nobody may read it: skipped the same way whoever runs engram (root reads it regardless).
     if ((read.mode & 0o444) === 0 && process.platform !== 'win32') {
       report(

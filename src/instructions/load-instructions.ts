@@ -4,6 +4,7 @@
  * the file system root down to the working directory, project files before local ones.
  */
 import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { dirname, join, parse, resolve } from 'node:path';
 import {
   type EngramEnvironment,
@@ -17,7 +18,7 @@ import {
 } from '../config/index.js';
 import { type Confinement, createConfinement, isInsideOrSame } from '../confine/index.js';
 import { RULES_DIR_ENTRY } from './constants.js';
-import { includeScope } from './include-roots.js';
+import { ancestorTrust, includeScope } from './include-roots.js';
 import { resolveInstructionSettings } from './instruction-settings.js';
 import { type Chain, type LoadContext, loadInstructionFile } from './load-file.js';
 import { renderInstructionsPrompt } from './prompts.js';
@@ -144,8 +145,23 @@ async function loadDirectoryFiles(d: Discovery): Promise<void> {
   for (const dir of ancestorsFromRoot(d.cwd)) {
     const skipProject =
       nested && isInsideOrSame(dir, git.commonRoot) && !isInsideOrSame(dir, git.topLevel);
-    // The folder a file sits in vouches for its neighbours (never the file system root).
+    // The folder a file sits in vouches for its neighbours (never the file system root), unless
+    // it lies above the project, outside home, and others control it (a shared /tmp).
+    const trust = ancestorTrust({
+      dir,
+      homedir: d.environment.homedir,
+      projectRoots: d.projectRoots,
+      uid: process.getuid?.(),
+      folder: await stat(dir).then(
+        (s) => ({ uid: s.uid, mode: s.mode }),
+        () => undefined,
+      ),
+    });
     const confinement = d.confinement('project', dir);
+    const narrowed = {
+      ...(trust.vouches ? {} : { includes: d.confinement('project') }),
+      ...(trust.owners ? { owners: trust.owners } : {}),
+    };
     for (const name of orderedNames(d.names)) {
       const type = isLocalName(name) ? 'local' : 'project';
       const path = join(dir, name);
@@ -157,8 +173,8 @@ async function loadDirectoryFiles(d: Discovery): Promise<void> {
       }
       if (name === RULES_DIR_ENTRY) {
         for (const rule of await listRuleFiles(path, d.reports))
-          await d.load(rule, { type, confinement, ruleBaseDir: dir });
-      } else await d.load(path, { type, confinement });
+          await d.load(rule, { type, confinement, ...narrowed, ruleBaseDir: dir });
+      } else await d.load(path, { type, confinement, ...narrowed });
     }
   }
 }
