@@ -18,7 +18,15 @@ function reportWith(recall: Record<string, number>): LocomoReport {
     observations: 10,
     k: Object.keys(recall).map(Number),
     splits: { dev: [], heldout: [] },
-    rankers: { engram: { msPerQuery: 0, dev: breakdown, heldout: breakdown, all: breakdown } },
+    rankers: {
+      engram: {
+        msPerQuery: 0,
+        dev: breakdown,
+        heldout: breakdown,
+        all: breakdown,
+        conversations: {},
+      },
+    },
   };
 }
 

@@ -19,6 +19,8 @@ export interface RankerReport {
   dev: Breakdown;
   heldout: Breakdown;
   all: Breakdown;
+  /** Each conversation on its own (all categories), keyed by sample id. */
+  conversations: Record<string, Summary>;
 }
 
 export interface LocomoReport {
@@ -41,7 +43,11 @@ export function buildReport(
   const isDev = (s: string) => DEV_SAMPLES.includes(s.replace(/^conv-/, ''));
   const rankers: Record<string, RankerReport> = {};
   for (const [name, run] of Object.entries(runs)) {
-    rankers[name] = { msPerQuery: Math.round(run.msPerQuery * 1000) / 1000, ...run.splits };
+    rankers[name] = {
+      msPerQuery: Math.round(run.msPerQuery * 1000) / 1000,
+      ...run.splits,
+      conversations: run.conversations,
+    };
   }
   return {
     data,
@@ -107,6 +113,9 @@ export function formatReport(report: LocomoReport): string {
     }
     for (const [c, s] of Object.entries(r.all.categories)) {
       out += row(`all, ${c} ${CATEGORY_NAMES[c] ?? ''}`.trimEnd(), s, ks);
+    }
+    for (const [sample, s] of Object.entries(r.conversations)) {
+      out += row(`conversation ${sample}`, s, ks);
     }
   }
   return out;

@@ -7,7 +7,13 @@ import { createOfflineRanker } from '../recall/offline-ranker.js';
 import { createBm25 } from './bm25.js';
 import type { LocomoConversation } from './locomo.js';
 import { splitOf } from './locomo.js';
-import { type Breakdown, breakdown, type RankedQuestion } from './metric.js';
+import {
+  type Breakdown,
+  breakdown,
+  type RankedQuestion,
+  type Summary,
+  summarize,
+} from './metric.js';
 
 /** Given one conversation's observations, returns a function ranking all of them for a query. */
 export type EvalRanker = (conversation: LocomoConversation) => (query: string) => number[];
@@ -49,6 +55,8 @@ export interface QuestionRanking {
 
 export interface RankerRun {
   splits: { dev: Breakdown; heldout: Breakdown; all: Breakdown };
+  /** Each conversation on its own, all categories, keyed by sample id. */
+  conversations: Record<string, Summary>;
   rankings: QuestionRanking[];
   /** Mean wall time to rank one question, in milliseconds (index build excluded). */
   msPerQuery: number;
@@ -60,7 +68,7 @@ export function runRanker(
   ks: readonly number[],
 ): RankerRun {
   const maxK = Math.max(...ks);
-  const scored: { split: 'dev' | 'heldout'; q: RankedQuestion }[] = [];
+  const scored: { sample: string; split: 'dev' | 'heldout'; q: RankedQuestion }[] = [];
   const rankings: QuestionRanking[] = [];
   let elapsed = 0;
   let queries = 0;
@@ -75,6 +83,7 @@ export function runRanker(
       queries++;
       const top = order.slice(0, maxK).map((i) => conversation.observations[i]!.diaIds);
       scored.push({
+        sample: conversation.sample,
         split,
         q: { category: question.category, evidence: question.evidence, ranked: top, coverable },
       });
@@ -92,8 +101,17 @@ export function runRanker(
       scored.filter((x) => s === undefined || x.split === s).map((x) => x.q),
       ks,
     );
+  const perConversation: Record<string, Summary> = {};
+  for (const { sample } of conversations) {
+    // The zip names a conversation "26", the combined JSON "conv-26": one key for both.
+    perConversation[sample.replace(/^conv-/, '')] = summarize(
+      scored.filter((x) => x.sample === sample).map((x) => x.q),
+      ks,
+    );
+  }
   return {
     splits: { dev: pick('dev'), heldout: pick('heldout'), all: pick() },
+    conversations: perConversation,
     rankings,
     msPerQuery: queries === 0 ? 0 : elapsed / queries,
   };

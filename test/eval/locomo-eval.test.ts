@@ -160,11 +160,16 @@ describe('engram eval locomo on a tiny synthetic release', () => {
     expect(missing.stderr).toMatch(/nope\.zip/);
   });
 
-  it('reports the cut-off per category over the questions R@k scores, and checks the targets', async () => {
+  it('reports each conversation, the cut-off per category over the questions R@k scores, and checks the targets', async () => {
     const w = workspace();
     const run = await w.cli(['eval', 'locomo', '--data', w.zipPath, '--json', '--check']);
     expect(run.code, run.stderr).toBe(0);
     const report: Json = JSON.parse(run.stdout);
+    // Each conversation on its own: here one per split, so each equals its split.
+    const conversations = Object.entries<Json>(report.rankers.engram.conversations);
+    expect(conversations.map(([sample]) => sample)).toEqual(['26', '44']);
+    expect(conversations[0]![1]).toEqual(report.rankers.engram.dev.overall);
+    expect(conversations[1]![1]).toEqual(report.rankers.engram.heldout.overall);
     const { cutoff } = report;
     expect(cutoff.maxSelected).toBe(5);
     // The question without an evidence id is counted but, as in R@k, left out of the shares.
