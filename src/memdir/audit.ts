@@ -73,7 +73,13 @@ export async function auditMemoryDir(
 ): Promise<AuditReport> {
   const scan = await scanMemories(dir, { cap: Number.POSITIVE_INFINITY });
   const nested = await nestedIndexed(dir, scan.memories);
-  const report = auditFrom(dir, scan.memories, (await readIndexRaw(dir)) ?? '', nested);
+  const report = auditFrom(
+    dir,
+    scan.memories,
+    (await readIndexRaw(dir)) ?? '',
+    nested,
+    new Set(scan.symlinks ?? []),
+  );
   let files = [...(await auditFiles(dir)), ...(await truncatedBodies(scan.memories))];
   const content = await contentProblems(dir, scan.memories, scan.symlinks ?? []);
   let fixed: AuditProblem[] | undefined;
@@ -101,12 +107,17 @@ async function nestedIndexed(dir: string, memories: MemoryHeader[]): Promise<Set
   return indexed;
 }
 
-/** The audit's decisions from already-read data. Pure. */
+/**
+ * The audit's decisions from already-read data. `links` are `.md` entries that are symbolic
+ * links: never read as memories, but present, so a line pointing at one is not "dangling" (the
+ * `symlink` finding says what it is and where it leads). Pure.
+ */
 export function auditFrom(
   dir: string,
   memories: MemoryHeader[],
   indexText: string,
   indexedElsewhere: ReadonlySet<string> = new Set(),
+  links: ReadonlySet<string> = new Set(),
 ): AuditReport {
   const problems: AuditProblem[] = [];
   const entries = parseIndexEntries(indexText);
@@ -116,6 +127,7 @@ export function auditFrom(
   problems.push(...indexLineProblems(indexText, entries));
   for (const entry of entries) {
     const memory = byFile.get(entry.file);
+    if (!memory && links.has(entry.file)) continue;
     if (!memory) {
       problems.push({
         kind: 'dangling_pointer',

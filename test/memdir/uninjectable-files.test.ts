@@ -57,11 +57,14 @@ describe('files that cannot be injected', () => {
         .sort();
     expect(kinds('uninjectable')).toEqual(['latin1.md', 'nul-deep.md', 'nul-head.md']);
     expect(kinds('symlink')).toEqual(['linked.md']);
+    // The link exists: its index line is not "dangling", the symlink finding says what it is.
+    expect(kinds('dangling_pointer')).toEqual([]);
     const text = await runCaptured(['audit', '--dir', dir], testIo());
     expect(text.stdout).toMatch(/nul-head\.md is skipped from recall: it contains NUL bytes/);
     expect(text.stdout).toMatch(/latin1\.md is skipped from recall: it is not valid UTF-8/);
     expect(text.stdout).toMatch(
       /linked\.md is a symbolic link that leads out of the memory directory/,
     );
+    expect(text.stdout).not.toMatch(/linked\.md, which does not exist/);
   });
 });
