@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { withFileLock } from '../util/file-lock.js';
@@ -40,10 +41,14 @@ export function memoryIdentity(file: string, content: string): string {
   return createHash('sha256').update(file).update('\0').update(content).digest('hex').slice(0, 24);
 }
 
-/** The cache on disk; missing or unreadable → empty (a cache is never a reason to fail). */
+/**
+ * The cache on disk; missing or unreadable → empty (a cache is never a reason to fail). Read with
+ * one synchronous call: recall reads it every turn, and the thread-pool round trips of an async
+ * read (open, stat, read, close) cost a long-running server more than the read itself.
+ */
 export async function readClaimCache(path: string): Promise<ClaimCache> {
   try {
-    const data = JSON.parse(await readFile(path, 'utf8')) as Partial<ClaimCache>;
+    const data = JSON.parse(readFileSync(path, 'utf8')) as Partial<ClaimCache>;
     if (
       data.version === CLAIM_CACHE_VERSION &&
       typeof data.entries === 'object' &&

@@ -104,12 +104,30 @@ export function createClaimVerifier(options: ClaimVerifierOptions): ClaimVerifie
     requests: readonly VerifyRequest[],
     mode: 'check' | 'cache-only',
   ): Promise<Map<string, MemoryVerification>> {
-    const out = new Map<string, MemoryVerification>();
-    const signal = AbortSignal.any([AbortSignal.timeout(budgetMs), disposal.signal]);
+    // The budget's timer is cleared when the run ends: a long-running host verifies every turn,
+    // and each run's timer firing later (aborting a finished run) is work for nothing.
+    const budget = new AbortController();
+    const timer = setTimeout(() => budget.abort(), budgetMs);
+    timer.unref();
+    const signal = AbortSignal.any([budget.signal, disposal.signal]);
     const round = next?.mode === mode ? next : startRound(mode);
     next = undefined;
-    const { probe } = round;
     signal.addEventListener('abort', () => round.abort.abort(), { once: true });
+    try {
+      return await verifyRound(requests, mode, round, signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function verifyRound(
+    requests: readonly VerifyRequest[],
+    mode: 'check' | 'cache-only',
+    round: Round,
+    signal: AbortSignal,
+  ): Promise<Map<string, MemoryVerification>> {
+    const out = new Map<string, MemoryVerification>();
+    const { probe } = round;
     const { state, quick, cache } = await raceSignal(round.ready, signal);
     // The project cannot be read: no verdicts at all.
     if (mode === 'cache-only' ? quick === undefined : state === undefined) return out;

@@ -95,7 +95,8 @@ export async function recallTool(
   };
   return {
     text,
-    extra: [JSON.stringify(summary, null, 2)],
+    // Compact: the same object as `structured`, without a third of its bytes in indentation.
+    extra: [JSON.stringify(summary)],
     structured: summary,
   };
 }

@@ -9,6 +9,7 @@
 import {
   closeSync,
   type Dirent,
+  existsSync,
   fstatSync,
   openSync,
   readdirSync,
@@ -265,6 +266,9 @@ export function listMemoryFilesSync(dir: string, onFolder?: (rel: string) => voi
 function walk(root: string, rel: string, out: string[], onFolder?: (rel: string) => void): void {
   let entries: Dirent[];
   onFolder?.(rel);
+  // A missing directory is an empty one: asked without an exception, since a layer nobody wrote
+  // to yet (the user layer) is listed every turn.
+  if (rel === '' && !existsSync(root)) return;
   try {
     entries = readdirSync(join(root, rel), { withFileTypes: true });
   } catch (error) {

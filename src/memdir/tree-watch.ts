@@ -177,10 +177,11 @@ function createTreeWatch(root: string): TreeWatch {
     watchable() {
       if (watchingOff()) return false;
       if (filesystemOk !== undefined) return filesystemOk;
-      const ok = watchableFilesystem(root);
-      // A missing root is asked again once it exists; the answer for an existing one is kept.
-      if (ok || statSync(root, { throwIfNoEntry: false }) !== undefined) filesystemOk = ok;
-      return ok;
+      // A missing root (a user layer nobody wrote to yet) is asked again once it exists, without
+      // a failing statfs each turn; the answer for an existing one is kept.
+      if (statSync(root, { throwIfNoEntry: false }) === undefined) return false;
+      filesystemOk = watchableFilesystem(root);
+      return filesystemOk;
     },
     beginScan() {
       armedAt = undefined;
