@@ -19,7 +19,8 @@ const NEWLINE = 0x0a;
 export function countLines(text: string): number {
   if (text === '') return 0;
   let n = 0;
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === NEWLINE) n++;
+  // indexOf scans for the newline natively; recall counts every injected memory's lines each turn.
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
   return text.endsWith('\n') ? n : n + 1;
 }
 

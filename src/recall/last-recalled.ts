@@ -39,6 +39,8 @@ interface LogTail {
   probe: Buffer;
   /** Parsed whole lines with their start offsets, oldest first, only those still in a window. */
   lines: Array<{ start: number; value: Parsed }>;
+  /** `latestOf` the lines, kept while lines are only appended (none left the window). */
+  latest: Map<string, number>;
 }
 
 /**
@@ -90,6 +92,9 @@ export async function readLastRecalled(
     readAt(fd, buf, from);
     // Kept lines the window has moved past drop out (all of them when it passed `settledEnd`).
     const lines = tail ? tail.lines.filter((l) => inWindow(l.start, windowStart)) : [];
+    const keptLines = lines.length;
+    // While no kept line left the window, the kept map only needs the appended lines folded in.
+    const base = tail && keptLines === tail.lines.length ? tail.latest : undefined;
     let offset = from;
     let end = from;
     let rest: Parsed[] = []; // an unterminated last line: used now, read again next time
@@ -109,10 +114,14 @@ export async function readLastRecalled(
     const probeStart = Math.max(0, end - PROBE_BYTES);
     const probe = Buffer.alloc(end - probeStart);
     readAt(fd, probe, probeStart);
+    const appended = lines.slice(keptLines).map((l) => l.value);
+    const latest = base
+      ? latestOf(appended, new Map(base))
+      : latestOf(lines.map((l) => l.value));
     tails.delete(logPath);
-    tails.set(logPath, { ino, dev, maxBytes, settledEnd: end, probe, lines });
+    tails.set(logPath, { ino, dev, maxBytes, settledEnd: end, probe, lines, latest });
     while (tails.size > TAILS_KEPT) tails.delete(tails.keys().next().value!);
-    return latestOf([...lines.map((l) => l.value), ...rest]);
+    return rest.length > 0 ? latestOf(rest, new Map(latest)) : new Map(latest);
   } finally {
     closeSync(fd);
   }
@@ -145,9 +154,11 @@ function parsedLine(line: string): Parsed | undefined {
   return value === null ? null : digest(value);
 }
 
-/** file → newest time, over digested lines. Pure. */
-function latestOf(lines: ReadonlyArray<Parsed | undefined>): Map<string, number> {
-  const last = new Map<string, number>();
+/** file → newest time, over digested lines (folded into `last`, a fresh map by default). */
+function latestOf(
+  lines: ReadonlyArray<Parsed | undefined>,
+  last: Map<string, number> = new Map(),
+): Map<string, number> {
   for (const line of lines) {
     if (line === undefined) continue;
     if (line === null) throw new TypeError("Cannot read properties of null (reading 'at')");
