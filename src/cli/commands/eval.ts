@@ -117,19 +117,36 @@ export function registerEvalCommands(program: Command, io: CliIo): void {
     .description(
       'run real offline recall over a labeled set; report precision, gold recall and silence on unrelated prompts',
     )
-    .requiredOption('--set <file>', 'a labeled set (.json, .yaml): memories and prompts with gold')
+    .option(
+      '--set <path>',
+      'a labeled set (.json, .yaml) or a directory of them; repeatable',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .option('--json', 'print machine-readable JSON')
     .option('--check', 'exit 1 when a target is missed')
-    .action(async (opts: { set: string; json?: boolean; check?: boolean }) => {
+    .action(async (opts: { set: string[]; json?: boolean; check?: boolean }) => {
+      if (opts.set.length === 0) {
+        throw new EngramError('invalid_input', 'eval recall needs --set <file or directory>');
+      }
       // Loaded here: zod and yaml are for this command only, never on every CLI start.
-      const [{ loadLabeledSet }, { formatRecallSetReport, runRecallSet }] = await Promise.all([
+      const [labeled, run] = await Promise.all([
         import('../../eval/recall/labeled-set.js'),
         import('../../eval/recall/run-set.js'),
       ]);
-      const set = await loadLabeledSet(resolve(io.cwd, opts.set));
-      const report = await runRecallSet(set);
-      if (opts.json) printJson(io, report);
-      else io.stdout(formatRecallSetReport(report));
-      if (opts.check && !report.pass) throw new CliExit(1);
+      const files: string[] = [];
+      for (const path of opts.set)
+        files.push(...(await labeled.labeledSetFiles(resolve(io.cwd, path))));
+      const reports = [];
+      for (const file of files)
+        reports.push(await run.runRecallSet(await labeled.loadLabeledSet(file)));
+      const pass = reports.every((r) => r.pass);
+      // One set prints its full report, as it always has; several print one line each.
+      if (reports.length === 1) {
+        if (opts.json) printJson(io, reports[0]);
+        else io.stdout(run.formatRecallSetReport(reports[0]!));
+      } else if (opts.json) printJson(io, { sets: reports, pass });
+      else io.stdout(run.formatRecallSetTable(reports));
+      if (opts.check && !pass) throw new CliExit(1);
     });
 }

@@ -5,7 +5,8 @@
  * directories as it does for real, the project winning on a name clash. JSON or YAML; see
  * docs/eval.md for the format.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { MEMORY_TYPES } from '../../memdir/types.js';
@@ -157,4 +158,19 @@ export async function loadLabeledSet(path: string): Promise<LabeledSet> {
     .pop()!
     .replace(/\.(json|ya?ml)$/i, '');
   return parseLabeledSet(raw, base);
+}
+
+const SET_FILE = /\.(json|ya?ml)$/i;
+
+/** The set files a path names: the file itself, or a directory's .json/.yaml/.yml files by name. */
+export async function labeledSetFiles(path: string): Promise<string[]> {
+  const info = await stat(path).catch((error: unknown) => {
+    throw new EngramError('not_found', `labeled set not found: ${path}`, { cause: error });
+  });
+  if (!info.isDirectory()) return [path];
+  const names = (await readdir(path)).filter((n) => SET_FILE.test(n)).sort();
+  if (names.length === 0) {
+    throw new EngramError('not_found', `no labeled sets (.json, .yaml, .yml) in ${path}`);
+  }
+  return names.map((n) => join(path, n));
 }

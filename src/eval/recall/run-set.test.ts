@@ -1,4 +1,5 @@
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCaptured, testIo } from '../../cli/test-io.js';
@@ -91,5 +92,43 @@ describe('engram eval recall over a project and a user layer', () => {
     expect(report.layers).toEqual({ project: 6, user: 5 });
     expect(report.goldTotal).toBe(10);
     expect(await readdir(io.homedir).catch(() => [])).not.toContain('.engram');
+  });
+});
+
+describe('engram eval recall over several sets', () => {
+  it('runs every set of a directory by name, one line each, and --check fails when one misses', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'engram-sets-'));
+    const question = prompts[1]!.prompt;
+    const set = (gold: string[]) =>
+      JSON.stringify({ memories: project, prompts: [{ prompt: question, gold }] });
+    await writeFile(join(dir, 'b-right.json'), set(['integration.md']));
+    await writeFile(join(dir, 'a-wrong.json'), set([]));
+    await writeFile(join(dir, 'notes.txt'), 'not a set');
+    const json = await runCaptured(['eval', 'recall', '--set', dir, '--json'], testIo());
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout);
+    expect(report.sets.map((r: { set: string }) => r.set)).toEqual(['a-wrong', 'b-right']);
+    expect(report.sets.map((r: { pass: boolean }) => r.pass)).toEqual([false, true]);
+    expect(report.pass).toBe(false);
+    const table = await runCaptured(['eval', 'recall', '--set', dir, '--check'], testIo());
+    expect(table.code).toBe(1);
+    expect(table.stdout).toMatch(/a-wrong .*MISSED: precision, silence/);
+    expect(table.stdout).toMatch(/b-right .*PASS/);
+    const one = await runCaptured(
+      ['eval', 'recall', '--set', join(dir, 'b-right.json'), '--json', '--check'],
+      testIo(),
+    );
+    expect(one.code, one.stderr).toBe(0);
+    expect(JSON.parse(one.stdout)).toMatchObject({ set: 'b-right', pass: true });
+  });
+
+  it('says so when a directory holds no set, and when --set is missing', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'engram-sets-'));
+    const none = await runCaptured(['eval', 'recall', '--set', empty], testIo());
+    expect(none.code).toBe(3);
+    expect(none.stderr).toMatch(/no labeled sets/);
+    const missing = await runCaptured(['eval', 'recall'], testIo());
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--set/);
   });
 });

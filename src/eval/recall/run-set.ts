@@ -135,3 +135,18 @@ export function formatRecallSetReport(r: RecallSetReport): string {
   }
   return out;
 }
+
+/** One line per set: the three numbers against their targets, and whether the set passed. */
+export function formatRecallSetTable(reports: readonly RecallSetReport[]): string {
+  const width = Math.max(3, ...reports.map((r) => r.set.length));
+  let out = `${'set'.padEnd(width)}  memories  prompts (rel/unrel)  precision       gold recalled       unrelated → nothing\n`;
+  for (const r of reports) {
+    const prompts = `${r.relevantPrompts}/${r.unrelatedPrompts}`;
+    out +=
+      `${r.set.padEnd(width)}  ${String(r.memories).padStart(8)}  ${prompts.padStart(19)}  ` +
+      `${`${r.precision.toFixed(3)} (${r.correct}/${r.selected})`.padEnd(14)}  ` +
+      `${`${pct(r.recall)} (${r.goldRecalled}/${r.goldTotal})`.padEnd(18)}  ` +
+      `${`${r.unrelatedSilent}/${r.unrelatedPrompts}`.padEnd(8)}  ${r.pass ? 'PASS' : `MISSED: ${r.missed.join(', ')}`}\n`;
+  }
+  return `${out}(one --set at a time lists the prompts whose selection differs from gold)\n`;
+}
