@@ -9,7 +9,7 @@
  *
  * The hook runner is also bundled on its own, as one CommonJS file (dist/cli/bundle/hook.cjs) that
  * `main.js` compiles with V8's code cache (src/cli/code-cache.ts): one file to read, nothing to
- * resolve, and after the first run nothing to compile. Its packages stay external too (required
+ * resolve, and after the first run nothing to compile. It also holds the warm hook server. Its packages stay external too (required
  * when used), except the stemmer: it is on every prompt's path and ships only as an ES module.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,7 +42,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const INLINED = new Set(['stemmer']);
 const hook = await build({
   absWorkingDir: root,
-  entryPoints: ['src/cli/hook-run.ts'],
+  entryPoints: ['src/cli/hook-bundle.ts'],
   outfile: 'dist/cli/bundle/hook.cjs',
   bundle: true,
   format: 'cjs',
@@ -61,6 +61,23 @@ const hook = await build({
   logLevel: 'warning',
 });
 writeFileSync(join(root, 'dist/cli/bundle/hook-meta.json'), JSON.stringify(hook.metafile));
+
+// The lean hook entry the plugin runs (dist/cli/hook.cjs): the hook client alone, as CommonJS
+// (Node starts an ES module entry a third slower). Its fallback loads the runner bundle above.
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/cli/hook-main.ts'],
+  outfile: 'dist/cli/hook.cjs',
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  logLevel: 'warning',
+});
+rmSync(join(root, 'dist/cli/hook-main.js'), { force: true });
+rmSync(join(root, 'dist/cli/hook-main.js.map'), { force: true });
+rmSync(join(root, 'dist/cli/hook-main.d.ts'), { force: true });
 
 // Pure ASCII, so the loader reads it as one-byte text (V8 would otherwise decode the whole file
 // into a two-byte string). esbuild escapes strings but not regular expression literals; a

@@ -31,7 +31,12 @@ function setup() {
     utimesSync(join(dir, file), Date.now() / 1000 - 3600, Date.now() / 1000 - 3600);
   }
   const home = join(root, '.engram');
-  const env = { PATH: process.env.PATH ?? '', HOME: root, ENGRAM_HOME: home };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: root,
+    ENGRAM_HOME: home,
+    ENGRAM_NO_DAEMON: '1',
+  };
   const input = JSON.stringify({
     hook_event_name: 'UserPromptSubmit',
     session_id: 's-1',

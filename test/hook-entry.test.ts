@@ -41,7 +41,12 @@ function setup() {
     cwd: root,
     prompt: 'why does the kubelet keep evicting pods',
   });
-  const env = { PATH: process.env.PATH ?? '', HOME: root, ENGRAM_HOME: join(root, '.engram') };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: root,
+    ENGRAM_HOME: join(root, '.engram'),
+    ENGRAM_NO_DAEMON: '1',
+  };
   return { root, dir, input, env };
 }
 

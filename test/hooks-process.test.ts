@@ -52,6 +52,8 @@ describe('engram hook as a real child process', () => {
       PATH: process.env.PATH,
       HOME: root,
       ENGRAM_HOME: join(root, '.engram'),
+      // Each hook in its own process, as the test expects; the hook server has its own tests.
+      ENGRAM_NO_DAEMON: '1',
       ENGRAM_MANAGED_DIR: join(root, 'managed'),
       ENGRAM_MODEL: 'anthropic:scripted',
       ANTHROPIC_API_KEY: 'test-key',

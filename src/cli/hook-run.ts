@@ -20,7 +20,10 @@ import type { Engram } from '../runtime/types.js';
 import { childProcess } from '../util/child-process.js';
 import { EngramError } from '../util/errors.js';
 import type { CommonOptions } from './common.js';
+import { hookDeadlineMs } from './hook-deadlines.js';
 import type { CliIo } from './io.js';
+
+export { HOOK_DEADLINES_MS, hookDeadlineMs } from './hook-deadlines.js';
 
 export interface HookOptions extends CommonOptions {
   model?: boolean;
@@ -166,13 +169,23 @@ async function stop(
   return stopHook(input, ctx);
 }
 
+/** What a run tells its caller beyond the output: the lean entry's hook server reads it. */
+export interface HookRunReport {
+  /** The settings allow a warm hook server (`hookServer: false` turns it off). */
+  hookServerAllowed?: boolean;
+  /** The hook stopped at its deadline; its work may still be running. */
+  deadline?: boolean;
+}
+
 export async function runHook(
   name: HookCommandName,
   io: CliIo,
   opts: HookOptions,
+  report: HookRunReport = {},
 ): Promise<HookOutput> {
   const input = await readInput(io, opts);
   const ctx = await contextFor(io, opts, input);
+  report.hookServerAllowed = ctx.engram.settings.hookServer !== false;
   // Memory switched off in engram settings: the hooks stay installed but add and save nothing.
   if (!ctx.engram.memoryEnabled) return {};
   const raised: Notice[] = [];
@@ -245,30 +258,6 @@ async function runEvent(
 }
 
 /**
- * How long each hook may run before it stops with a message: under Claude Code's own timeout for
- * the installed hook (`HOOK_TIMEOUTS`), so engram says why instead of being killed silently. The
- * detached stop child (`stop --wait`) gets longer: it runs model calls, but never forever.
- * `ENGRAM_HOOK_DEADLINE_MS` overrides them all.
- */
-export const HOOK_DEADLINES_MS: Record<HookCommandName | 'stop-wait', number> = {
-  'session-start': 8_000,
-  'user-prompt-submit': 12_000,
-  stop: 8_000,
-  'stop-wait': 300_000,
-  'pre-compact': 110_000,
-};
-
-export function hookDeadlineMs(
-  name: HookCommandName,
-  opts: HookOptions,
-  env: CliIo['env'],
-): number {
-  const override = Number(env.ENGRAM_HOOK_DEADLINE_MS);
-  if (Number.isInteger(override) && override > 0) return override;
-  return HOOK_DEADLINES_MS[name === 'stop' && opts.wait ? 'stop-wait' : name];
-}
-
-/**
  * Run one hook and print its JSON; returns the exit status. A hook must never break the session:
  * on failure, valid JSON on stdout, the reason on stderr, and exit 1 (a non-blocking error; exit 2
  * would erase the user's prompt on UserPromptSubmit). Past its deadline it answers the same way.
@@ -277,6 +266,7 @@ export async function runHookCommand(
   name: HookCommandName,
   io: CliIo,
   opts: HookOptions,
+  report: HookRunReport = {},
 ): Promise<number> {
   const deadlineMs = hookDeadlineMs(name, opts, io.env);
   let timer: NodeJS.Timeout | undefined;
@@ -285,8 +275,9 @@ export async function runHookCommand(
   });
   let output: HookOutput;
   try {
-    const result = await Promise.race([runHook(name, io, opts), deadline]);
+    const result = await Promise.race([runHook(name, io, opts, report), deadline]);
     if (result === 'deadline') {
+      report.deadline = true;
       io.stdout('{}\n');
       io.stderr(
         `engram: the ${name} hook stopped at its ${deadlineMs} ms deadline without finishing; nothing more was done this time.\n`,

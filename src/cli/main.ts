@@ -2,60 +2,63 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { engramHome } from '../config/environment.js';
-import { loadCachedBundle } from './code-cache.js';
 import { parseLeanHookArgv } from './hook-argv.js';
-import type { runHookCommand as RunHookCommand } from './hook-run.js';
-import { type CliIo, processIo } from './io.js';
+import { type HookEntry, type HookRunner, launchHook, serveFromEntry } from './hook-launch.js';
+import { processIo } from './io.js';
 import { parseLeanMcpArgv } from './mcp-argv.js';
 
-// `engram list | head` closes the pipe early: that is the reader's choice, not an error.
-process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  throw error;
-});
-
-interface HookRunner {
-  runHookCommand: typeof RunHookCommand;
-  saveCache(): void;
-}
+const MAIN = fileURLToPath(import.meta.url);
+const BUNDLE = fileURLToPath(new URL('./bundle/hook.cjs', import.meta.url));
 
 /**
  * The hook runner from its own bundle (`bundle/hook.cjs`, built by scripts/bundle-cli.mjs), with
  * V8's code cache in `$ENGRAM_HOME/cache` (see code-cache.ts); from the modules beside this file
  * when there is no such bundle (tsc's output alone).
  */
-async function hookRunner(io: CliIo): Promise<HookRunner> {
-  const bundle = fileURLToPath(new URL('./bundle/hook.cjs', import.meta.url));
-  if (!existsSync(bundle)) {
-    const { runHookCommand } = await import('./hook-run.js');
-    return { runHookCommand, saveCache: () => undefined };
+async function hookRunner(home: string): Promise<HookRunner> {
+  if (!existsSync(BUNDLE)) {
+    const [{ runHookCommand }, { serveHooks }] = await Promise.all([
+      import('./hook-run.js'),
+      import('./hook-server.js'),
+    ]);
+    return { runHookCommand, serveHooks, saveCache: () => undefined };
   }
-  const loaded = loadCachedBundle<{ runHookCommand: typeof RunHookCommand }>(
-    bundle,
-    join(engramHome(io), 'cache'),
-  );
-  return { runHookCommand: loaded.exports.runHookCommand, saveCache: loaded.saveCache };
+  const { loadCachedBundle } = await import('./code-cache.js');
+  const loaded = loadCachedBundle<Omit<HookRunner, 'saveCache'>>(BUNDLE, join(home, 'cache'));
+  return { ...loaded.exports, saveCache: loaded.saveCache };
 }
+
+const ENTRY: HookEntry = {
+  selfPath: MAIN,
+  mainPath: MAIN,
+  bundlePath: BUNDLE,
+  loadRunner: hookRunner,
+};
 
 /**
  * Claude Code starts one `engram hook <event>` process per prompt, so a hook call goes straight to
- * the hook runner, and `engram mcp` straight to the server; everything else loads the full CLI
- * (commander and every command).
+ * the hook runner (through the warm hook server when one is up, see hook-launch.ts), and `engram
+ * mcp` straight to the server; `hook-server <home>` is the warm hook server, started by a hook;
+ * everything else loads the full CLI (commander and every command).
  */
 async function main(argv: string[]): Promise<number> {
-  const io = { ...processIo(), cliEntry: fileURLToPath(import.meta.url) };
+  if (argv[0] === 'hook-server' && argv.length === 2) {
+    process.exit(await serveFromEntry(argv[1]!, ENTRY));
+  }
   const hook = parseLeanHookArgv(argv);
   if (hook) {
-    const { runHookCommand, saveCache } = await hookRunner(io);
-    const code = await runHookCommand(hook.event, io, hook.options);
-    // After the answer is out: the bytecode now holds every function this hook ran.
-    saveCache();
+    const code = await launchHook(hook, argv, ENTRY);
     // A hook has answered: work still pending past its deadline (a stuck read, a slow model call)
     // must not keep the process, and Claude Code, waiting.
     setTimeout(() => process.exit(code), 200).unref();
     return code;
   }
+  // `engram list | head` closes the pipe early: that is the reader's choice, not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+  const io = { ...processIo(), cliEntry: MAIN };
   // A long-running MCP server loads only the server and what it needs: its memory is its host's.
   const mcp = parseLeanMcpArgv(argv);
   if (mcp) {

@@ -71,6 +71,15 @@ export function trustedData(file: SettingsFile): Record<string, unknown> {
 
 const cache = new Map<string, string | null>();
 
+/**
+ * Forget every answer kept: they are keyed by the settings file's identity, but git's index and
+ * ignore files may change the answer without touching the file. A one-shot hook asks afresh each
+ * run; the warm hook server calls this before each request so it asks afresh too.
+ */
+export function forgetSettingsTrust(): void {
+  cache.clear();
+}
+
 function git(cwd: string, args: string[]): number {
   try {
     // fsmonitor off: a repository's own config must not run anything while we ask about it.

@@ -32,7 +32,7 @@ describe('the Claude Code plugin files', () => {
           hooks: [
             {
               type: 'command',
-              command: `node "${PLUGIN_ROOT}/dist/cli/main.js" hook ${name}`,
+              command: `node "${PLUGIN_ROOT}/dist/cli/hook.cjs" hook ${name}`,
               timeout: HOOK_TIMEOUTS[name],
             },
           ],

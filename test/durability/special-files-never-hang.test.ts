@@ -61,7 +61,12 @@ function engram(
 ): Promise<{ code: number | null; stdout: string; stderr: string; hung: boolean }> {
   const child = spawn(process.execPath, [MAIN, ...args], {
     cwd: project,
-    env: { PATH: process.env.PATH ?? '', HOME: home, ENGRAM_HOME: join(home, '.engram') },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      ENGRAM_HOME: join(home, '.engram'),
+      ENGRAM_NO_DAEMON: '1',
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -144,7 +149,12 @@ describe('a FIFO, /dev/zero, a folder and a 1 GB sparse file never hang engram',
       command: process.execPath,
       args: [MAIN, 'mcp', '--dir', memoryDir],
       cwd: home,
-      env: { HOME: home, ENGRAM_HOME: join(home, '.engram'), PATH: process.env.PATH ?? '' },
+      env: {
+        HOME: home,
+        ENGRAM_HOME: join(home, '.engram'),
+        PATH: process.env.PATH ?? '',
+        ENGRAM_NO_DAEMON: '1',
+      },
       stderr: 'pipe',
     });
     const client = new Client({ name: 'special-files', version: '1.0.0' });

@@ -45,7 +45,12 @@ function underLowLimit(
     ['-c', `ulimit -n 256; exec '${process.execPath}' '${MAIN}' ${quoted}`],
     {
       cwd: home,
-      env: { PATH: process.env.PATH ?? '', HOME: home, ENGRAM_HOME: join(home, '.engram') },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        ENGRAM_HOME: join(home, '.engram'),
+        ENGRAM_NO_DAEMON: '1',
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     },
   );

@@ -52,6 +52,8 @@ beforeAll(async () => {
     PATH: process.env.PATH,
     HOME: join(root, 'home'),
     ENGRAM_HOME: join(root, 'engram-home'),
+    // Each hook in its own process, as the test expects; the hook server has its own tests.
+    ENGRAM_NO_DAEMON: '1',
     ENGRAM_MANAGED_DIR: join(root, 'managed'),
     ANTHROPIC_API_KEY: 'acc-key',
     ANTHROPIC_BASE_URL: server.anthropicBaseURL,

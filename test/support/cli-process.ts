@@ -21,6 +21,8 @@ export function cliEnv(home: string, extra: Record<string, string> = {}): NodeJS
     PATH: process.env.PATH ?? '',
     HOME: home,
     ENGRAM_HOME: join(home, '.engram'),
+    // Each hook in its own process, as the test expects; the hook server has its own tests.
+    ENGRAM_NO_DAEMON: '1',
     ENGRAM_MANAGED_DIR: join(home, 'managed'),
     ...extra,
   };

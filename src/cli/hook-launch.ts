@@ -1,0 +1,240 @@
+/**
+ * One hook call from a fresh process, as both entries run it (`main.js` and the lean `hook.cjs`):
+ * ask the warm hook server (hook-server.ts) when there is one for this home, environment and
+ * build; otherwise, or if it cannot answer, run the hook in this process exactly as before and
+ * start a server for the next turns. The in-process run is the source of truth; the server runs
+ * the same code, so the answer is the same either way.
+ *
+ * `ENGRAM_NO_DAEMON=1` (or `"hookServer": false` in engram settings) keeps every hook in-process.
+ * This file loads node:fs, node:path, node:os and node:net; the hook's own code loads only when
+ * the hook runs here.
+ */
+import { read, readdirSync, writeSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { isatty } from 'node:tty';
+import type { LeanHookCall } from './hook-argv.js';
+import { askHookServer, type HookClientOutcome } from './hook-client.js';
+import { hookDeadlineMs } from './hook-deadlines.js';
+import type { HookOptions, HookRunReport, runHookCommand as RunHookCommand } from './hook-run.js';
+import type { serveHooks as ServeHooks } from './hook-server.js';
+import {
+  hookBuildId,
+  hookDoorProblem,
+  hookRunDir,
+  hookServerHome,
+  hookServerKey,
+  hookServerOff,
+  hookSocketPath,
+  MAX_SERVERS_PER_HOME,
+  processKeyParts,
+  SERVED_EVENTS,
+} from './hook-server-key.js';
+import { type CliIo, processIo } from './io.js';
+
+export interface HookRunner {
+  runHookCommand: typeof RunHookCommand;
+  serveHooks?: typeof ServeHooks;
+  /** Save V8's code cache of the runner (after it ran). */
+  saveCache(): void;
+}
+
+export interface HookEntry {
+  /** This entry's own file: a server is started with it. */
+  selfPath: string;
+  /** The CLI (`dist/cli/main.js`): detached children run it. */
+  mainPath: string;
+  /** The runner bundle (`dist/cli/bundle/hook.cjs`); its identity is the build. */
+  bundlePath: string;
+  loadRunner(home: string): Promise<HookRunner>;
+}
+
+/** The default `--budget-ms` of the prompt hook (DEFAULT_RECALL_BUDGET_MS; kept equal by a test). */
+export const PROMPT_BUDGET_MS = 5_000;
+/** The longest a client waits for a busy server to take its request. */
+const MAX_READY_WAIT_MS = 1_000;
+
+function budgetOf(options: HookOptions): number | undefined {
+  const budget = options.budgetMs === undefined ? PROMPT_BUDGET_MS : Number(options.budgetMs);
+  return Number.isInteger(budget) && budget > 0 ? budget : undefined;
+}
+
+async function runInProcess(
+  call: LeanHookCall,
+  io: CliIo,
+  entry: HookEntry,
+  home: string,
+  report: HookRunReport = {},
+): Promise<number> {
+  const runner = await entry.loadRunner(home);
+  const code = await runner.runHookCommand(call.event, io, call.options, report);
+  // After the answer is out: the bytecode now holds every function this hook ran.
+  runner.saveCache();
+  return code;
+}
+
+/** Start a server for `home` in the background, unless the home already has its fill of them. */
+async function startServer(entry: HookEntry, home: string): Promise<void> {
+  try {
+    const sockets = readdirSync(hookRunDir(home)).filter((n) => /^hook-[0-9a-f]+\.sock$/.test(n));
+    if (sockets.length >= MAX_SERVERS_PER_HOME) return;
+  } catch {
+    // no run folder yet: the server makes it
+  }
+  try {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, entry.selfPath, 'hook-server', home],
+      // Not in the session's folder: a server must not keep a removed worktree busy.
+      { cwd: '/', detached: true, stdio: 'ignore', env: process.env },
+    );
+    child.once('error', () => undefined); // best effort: the next turn runs in-process again
+    child.unref();
+  } catch {
+    // best effort, as above
+  }
+}
+
+/**
+ * All of stdin, read from its descriptor (cheaper than making process.stdin's stream, which the
+ * served path otherwise never needs); a descriptor that cannot be read so (a non-blocking pipe)
+ * is read through the stream, after what was already read.
+ */
+function readStdin(): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const buffer = Buffer.allocUnsafe(64 * 1024);
+    const step = () =>
+      read(0, buffer, 0, buffer.length, null, (error, n) => {
+        if (error) {
+          void processIo()
+            .readStdin()
+            .then(
+              (rest) => resolve(Buffer.concat(chunks).toString('utf8') + rest),
+              () => resolve(Buffer.concat(chunks).toString('utf8')),
+            );
+          return;
+        }
+        if (n === 0) {
+          resolve(Buffer.concat(chunks).toString('utf8'));
+          return;
+        }
+        chunks.push(Buffer.from(buffer.subarray(0, n)));
+        step();
+      });
+    step();
+  });
+}
+
+/** Write `text` to a descriptor whole (through the stream if the descriptor is non-blocking). */
+function writeAll(fd: 1 | 2, text: string): void {
+  if (text === '') return;
+  const bytes = Buffer.from(text, 'utf8');
+  let offset = 0;
+  try {
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
+      (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(offset));
+    } // EPIPE: the reader closed the pipe early; that is its choice, not an error
+  }
+}
+
+/** Run one hook call; resolves with the exit status. */
+export async function launchHook(
+  call: LeanHookCall,
+  argv: readonly string[],
+  entry: HookEntry,
+): Promise<number> {
+  // The process's own io only when the hook runs here: making it creates stdin's stream.
+  const processIoFor = (): CliIo => {
+    // A reader that closed the pipe early made that choice; it is not an error.
+    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw error;
+    });
+    return { ...processIo(), cliEntry: entry.mainPath };
+  };
+  const env = process.env;
+  const cwd = process.cwd();
+  const home = hookServerHome(env, cwd, homedir());
+  const build = hookBuildId(entry.bundlePath);
+  if (hookServerOff(env) || !SERVED_EVENTS.has(call.event) || build === undefined) {
+    return runInProcess(call, processIoFor(), entry, home);
+  }
+  const key = hookServerKey(processKeyParts(home, build));
+  const socketPath = hookSocketPath(home, key);
+  const uid = process.getuid?.() ?? -1;
+  if (socketPath === undefined || uid < 0) return runInProcess(call, processIoFor(), entry, home);
+
+  const stdinIsTty = isatty(0);
+  const stdin = call.options.input === undefined && !stdinIsTty ? await readStdin() : '';
+  const started = Date.now();
+  const budget = call.event === 'user-prompt-submit' ? budgetOf(call.options) : undefined;
+  const problem = hookDoorProblem(hookRunDir(home), socketPath, uid);
+  const outcome: HookClientOutcome =
+    problem !== undefined
+      ? { kind: 'fallback', reason: problem.text, busy: false, committed: false }
+      : await askHookServer(
+          socketPath,
+          {
+            t: 'req',
+            key,
+            event: call.event,
+            argv: [...argv],
+            cwd,
+            homedir: homedir(),
+            env,
+            stdin,
+            stdinIsTty,
+          },
+          {
+            readyWaitMs: Math.min(MAX_READY_WAIT_MS, Math.floor((budget ?? 4_000) / 4)),
+            answerWaitMs: hookDeadlineMs(call.event, call.options, env) + 2_000,
+            now: Date.now,
+          },
+        );
+  if (outcome.kind === 'served') {
+    writeAll(1, outcome.stdout);
+    writeAll(2, outcome.stderr);
+    return outcome.code;
+  }
+  if (outcome.kind === 'deadline') {
+    // The server took the request and never answered: the hook's own deadline answer.
+    writeAll(1, '{}\n');
+    writeAll(
+      2,
+      `engram: the ${call.event} hook stopped at its ${hookDeadlineMs(call.event, call.options, env)} ms deadline without finishing; nothing more was done this time.\n`,
+    );
+    return 1;
+  }
+  const io: CliIo = { ...processIoFor(), stdinIsTty, readStdin: async () => stdin };
+  // Time spent waiting on the server comes off the prompt's budget: `--budget-ms` bounds the
+  // hook as a whole, whichever way it ran.
+  const waited = Date.now() - started;
+  const options =
+    budget !== undefined && waited >= 1
+      ? { ...call.options, budgetMs: String(Math.max(1, budget - waited)) }
+      : call.options;
+  const report: HookRunReport = {};
+  const code = await runInProcess({ ...call, options }, io, entry, home, report);
+  // A busy server is there already; a door of another user's is not ours to replace (a loose one
+  // is: a new server makes the folder 0700 again and finds the old one, or replaces its socket).
+  const ours = problem?.kind !== 'foreign';
+  if (!outcome.busy && ours && report.hookServerAllowed !== false) {
+    await startServer(entry, home);
+  }
+  return code;
+}
+
+/** `<entry> hook-server <home>`: run the warm hook server until it exits. */
+export async function serveFromEntry(home: string, entry: HookEntry): Promise<number> {
+  const runner = await entry.loadRunner(home);
+  if (runner.serveHooks === undefined) return 1;
+  return runner.serveHooks({
+    home,
+    bundlePath: entry.bundlePath,
+    mainPath: entry.mainPath,
+    onListening: runner.saveCache,
+  });
+}

@@ -1,0 +1,212 @@
+/**
+ * What a hook client and the warm hook server (hook-server.ts) must agree on before a request may
+ * cross: the events served, the server's key (engram home, build, Node and the environment values
+ * the hook's code reads from the process itself), where its socket lives, and who owns it. Both
+ * sides compute the same key from the same inputs; a server only ever answers requests whose key
+ * is its own, so an answer is the one the in-process hook would give.
+ *
+ * This file is on the client's path, which must cost little more than Node's own start-up: it
+ * imports node:fs and node:path only.
+ */
+import { lstatSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** Bumped when a message changes shape: it is part of the key, so old and new never talk. */
+export const HOOK_SERVER_PROTOCOL = 1;
+
+/** The events the server answers; Stop and PreCompact (model calls, detached work) stay in-process. */
+export const SERVED_EVENTS: ReadonlySet<string> = new Set(['user-prompt-submit', 'session-start']);
+
+/** How long a server waits for its next request before it exits. */
+export const DEFAULT_IDLE_MS = 5 * 60_000;
+
+/** Servers one engram home may have at once (one per environment key and build). */
+export const MAX_SERVERS_PER_HOME = 4;
+
+/**
+ * Unix socket paths are limited to 108 bytes with the terminator; the server binds a temp name
+ * 16 bytes longer first. A home deeper than that gets no server: every hook runs in-process.
+ */
+const MAX_SOCKET_PATH = 90;
+
+/** `ENGRAM_NO_DAEMON=1`: never use or start a hook server. */
+export function hookServerOff(env: Record<string, string | undefined>): boolean {
+  return env.ENGRAM_NO_DAEMON === '1';
+}
+
+/** The server's idle time: `ENGRAM_HOOK_SERVER_IDLE_MS`, else five minutes. Pure. */
+export function hookServerIdleMs(env: Record<string, string | undefined>): number {
+  const value = Number(env.ENGRAM_HOOK_SERVER_IDLE_MS);
+  return Number.isInteger(value) && value > 0 ? value : DEFAULT_IDLE_MS;
+}
+
+/** `$ENGRAM_HOME`, default `~/.engram`: the same rule as config's `engramHome`. Pure. */
+export function hookServerHome(
+  env: Record<string, string | undefined>,
+  cwd: string,
+  homedir: string,
+): string {
+  const fromEnv = env.ENGRAM_HOME?.trim();
+  return fromEnv ? resolve(cwd, fromEnv) : join(homedir, '.engram');
+}
+
+/**
+ * The build a server runs: the hook bundle's identity (path, size, mtime, ctime, inode; a rebuild
+ * or reinstall changes its ctime). Undefined without a bundle: then there is no server.
+ */
+export function hookBuildId(bundlePath: string): string | undefined {
+  try {
+    const s = statSync(bundlePath);
+    return `${bundlePath}\0${s.size}\0${s.mtimeMs}\0${s.ctimeMs}\0${s.ino}\0${s.dev}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Environment variables the hook's code, or a program it runs (git), may read from the process
+ * rather than from the environment it is handed: a server started with other values could answer
+ * differently, so they are all in the key. Every other variable travels with each request and is
+ * the environment the hook runs with.
+ */
+const PROCESS_ENV_PREFIXES = [
+  'ENGRAM_',
+  'CLAUDE_',
+  'ANTHROPIC_',
+  'OPENAI_',
+  'GIT_',
+  'XDG_',
+  'LC_',
+  'NODE_',
+  'UV_',
+  'SSL_',
+];
+const PROCESS_ENV_NAMES = new Set([
+  'HOME',
+  'PATH',
+  'TZ',
+  'LANG',
+  'LANGUAGE',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'ALL_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'all_proxy',
+  'PREFIX',
+  'EMAIL',
+]);
+
+/** The variables of `env` that go into the key, sorted by name. Pure. */
+export function keyedEnv(env: Record<string, string | undefined>): [string, string][] {
+  const out: [string, string][] = [];
+  for (const name of Object.keys(env).sort()) {
+    const value = env[name];
+    if (value === undefined) continue;
+    if (PROCESS_ENV_NAMES.has(name) || PROCESS_ENV_PREFIXES.some((p) => name.startsWith(p))) {
+      out.push([name, value]);
+    }
+  }
+  return out;
+}
+
+export interface HookServerKeyParts {
+  home: string;
+  build: string;
+  env: Record<string, string | undefined>;
+  execPath: string;
+  nodeVersion: string;
+  execArgv: readonly string[];
+  uid: number;
+}
+
+/** A short hash (FNV-1a, 2 × 32 bits). Not a secret: it names a socket. Pure. */
+function hash(text: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+}
+
+/** The full key text a server compares each request's with (the socket's name is its hash). Pure. */
+export function hookServerKey(parts: HookServerKeyParts): string {
+  return JSON.stringify([
+    HOOK_SERVER_PROTOCOL,
+    parts.home,
+    parts.build,
+    parts.execPath,
+    parts.nodeVersion,
+    parts.execArgv,
+    parts.uid,
+    keyedEnv(parts.env),
+  ]);
+}
+
+/** This process's key parts: what a client sends and what a server started by it computes. */
+export function processKeyParts(home: string, build: string): HookServerKeyParts {
+  return {
+    home,
+    build,
+    env: process.env,
+    execPath: process.execPath,
+    nodeVersion: process.version,
+    execArgv: process.execArgv,
+    uid: process.getuid?.() ?? -1,
+  };
+}
+
+export function hookRunDir(home: string): string {
+  return join(home, 'run');
+}
+
+/** The server's socket for a key, or undefined when the path would be too long to bind. Pure. */
+export function hookSocketPath(home: string, key: string): string | undefined {
+  const path = join(hookRunDir(home), `hook-${hash(key)}.sock`);
+  return path.length <= MAX_SOCKET_PATH ? path : undefined;
+}
+
+export interface DoorProblem {
+  /** `missing`: no server; `loose`: ours but open to others (a server makes it 0700 again); `foreign`: not ours. */
+  kind: 'missing' | 'loose' | 'foreign';
+  text: string;
+}
+
+/**
+ * Why the socket must not be trusted as the server's door, or undefined when it may: the run
+ * folder must be a real folder (not a link) of this uid that no one else can enter, the socket a
+ * socket of this uid that no one else can open.
+ */
+export function hookDoorProblem(
+  runDir: string,
+  socketPath: string,
+  uid: number,
+): DoorProblem | undefined {
+  try {
+    const dir = lstatSync(runDir);
+    if (!dir.isDirectory()) return { kind: 'foreign', text: `${runDir} is not a folder` };
+    if (dir.uid !== uid) return { kind: 'foreign', text: `${runDir} belongs to another user` };
+    if ((dir.mode & 0o077) !== 0)
+      return { kind: 'loose', text: `${runDir} is open to other users` };
+    const socket = lstatSync(socketPath);
+    if (!socket.isSocket()) return { kind: 'foreign', text: `${socketPath} is not a socket` };
+    if (socket.uid !== uid)
+      return { kind: 'foreign', text: `${socketPath} belongs to another user` };
+    if ((socket.mode & 0o077) !== 0)
+      return { kind: 'loose', text: `${socketPath} is open to other users` };
+    return undefined;
+  } catch {
+    return { kind: 'missing', text: 'no server' };
+  }
+}
