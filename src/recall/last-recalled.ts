@@ -115,9 +115,7 @@ export async function readLastRecalled(
     const probe = Buffer.alloc(end - probeStart);
     readAt(fd, probe, probeStart);
     const appended = lines.slice(keptLines).map((l) => l.value);
-    const latest = base
-      ? latestOf(appended, new Map(base))
-      : latestOf(lines.map((l) => l.value));
+    const latest = base ? latestOf(appended, new Map(base)) : latestOf(lines.map((l) => l.value));
     tails.delete(logPath);
     tails.set(logPath, { ino, dev, maxBytes, settledEnd: end, probe, lines, latest });
     while (tails.size > TAILS_KEPT) tails.delete(tails.keys().next().value!);
