@@ -19,7 +19,7 @@ import {
   rankerDocumentFrom,
   restoreOfflineRanker,
   type StoredRankerDocument,
-  snapshotOfflineRanker,
+  snapshotOfflineRankerSteps,
 } from './offline-ranker.js';
 
 let analysisKey: string | undefined;
@@ -86,6 +86,19 @@ const inFlight = new WeakMap<
   { generation: string; build: Promise<CachedRanker> }
 >();
 
+/** Run `steps` to the end, returning to the event loop whenever a slice of time is spent. */
+async function inSlices<T>(steps: Generator<void, T>): Promise<T> {
+  let sliceStart = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await yieldToLoop();
+      sliceStart = performance.now();
+    }
+  }
+}
+
 async function buildRanker(
   cache: DirectoryCache,
   memories: readonly MemoryHeader[],
@@ -123,25 +136,13 @@ async function buildRanker(
       return { ranker: restored, complete: true };
     }
   }
-  const steps = buildOfflineRanker(memories, analysis);
-  let sliceStart = performance.now();
-  let ranker: OfflineRanker;
-  for (;;) {
-    const step = steps.next();
-    if (step.done) {
-      ranker = step.value;
-      break;
-    }
-    if (performance.now() - sliceStart > SLICE_MS) {
-      await yieldToLoop();
-      sliceStart = performance.now();
-    }
-  }
+  const ranker = await inSlices(buildOfflineRanker(memories, analysis));
   // Another recall may have changed the cache while this one paused: keep only a current index.
   if (complete && cache.generation === generation) {
     live.set(cache, { generation, ranker });
-    const snapshot = snapshotOfflineRanker(ranker);
-    if (snapshot) {
+    const snapshot = await inSlices(snapshotOfflineRankerSteps(ranker));
+    // The snapshot paused too: it is saved only for the generation it was made from.
+    if (snapshot && cache.generation === generation) {
       for (const [name, artifact] of cache.artifacts) {
         if (artifact.generation !== generation) cache.artifacts.delete(name);
       }

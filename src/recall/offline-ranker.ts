@@ -21,7 +21,7 @@ import {
   createBm25Builder,
   restoreBm25,
   singletonIdf,
-  snapshotBm25,
+  snapshotBm25Steps,
   type WeightedTerms,
 } from './lexical/bm25-index.js';
 import { charGrams } from './lexical/char-grams.js';
@@ -274,11 +274,26 @@ export interface OfflineRankerSnapshot {
   gram: Bm25Snapshot;
 }
 
-const snapshotters = new WeakMap<OfflineRanker, () => OfflineRankerSnapshot | undefined>();
+const snapshotters = new WeakMap<
+  OfflineRanker,
+  () => Generator<void, OfflineRankerSnapshot | undefined>
+>();
 
 /** The ranker as data a cache can keep (undefined if it cannot be kept). */
 export function snapshotOfflineRanker(ranker: OfflineRanker): OfflineRankerSnapshot | undefined {
-  return snapshotters.get(ranker)?.();
+  const steps = snapshotOfflineRankerSteps(ranker);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** The same snapshot in steps, so a long-running host can pause while it is made. */
+export function* snapshotOfflineRankerSteps(
+  ranker: OfflineRanker,
+): Generator<void, OfflineRankerSnapshot | undefined> {
+  const snapshotter = snapshotters.get(ranker);
+  return snapshotter ? yield* snapshotter() : undefined;
 }
 
 /**
@@ -398,9 +413,9 @@ function rankerOver(
       return (requireOverlap ? selectRelevant(ranked, cutoff) : ranked).slice(0, limit);
     },
   };
-  snapshotters.set(ranker, () => {
-    const word = snapshotBm25(wordIndex);
-    const gram = snapshotBm25(gramIndex);
+  snapshotters.set(ranker, function* () {
+    const word = yield* snapshotBm25Steps(wordIndex);
+    const gram = yield* snapshotBm25Steps(gramIndex);
     return word && gram ? { files: sorted.map((m) => m.file), word, gram } : undefined;
   });
   return ranker;

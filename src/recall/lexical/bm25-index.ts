@@ -1,4 +1,5 @@
 import { endianness } from 'node:os';
+import { sortedSteps } from '../../util/sorted-steps.js';
 
 /**
  * A small in-memory BM25F index: each document is a set of weighted fields, term frequencies and
@@ -240,9 +241,18 @@ export interface Bm25Snapshot {
 }
 
 export function snapshotBm25(index: Bm25Index): Bm25Snapshot | undefined {
+  const steps = snapshotBm25Steps(index);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** The same snapshot in steps (sorting the terms, copying their postings), to pause between. */
+export function* snapshotBm25Steps(index: Bm25Index): Generator<void, Bm25Snapshot | undefined> {
   const own = internals.get(index);
   if (!own) return undefined;
-  if (own.packed) return snapshotPacked(index.size, own.lengths, own.packed);
+  if (own.packed) return yield* snapshotPacked(index.size, own.lengths, own.packed);
   const entries = own.entries();
   const terms = [...entries.keys()].sort();
   // A term holding the separator cannot be stored this way (none does: terms are letters and digits).
@@ -281,12 +291,15 @@ export function snapshotBm25(index: Bm25Index): Bm25Snapshot | undefined {
   };
 }
 
+/** Terms copied between two steps of a snapshot (a power of two). */
+const TERMS_PER_STEP = 2_048;
+
 /**
  * The same snapshot from packed postings: each term's documents and weights are copied as one
  * block (a built index at 2,000 memories holds about a million gram postings; one by one, that
  * copy was the longest pause a host's loop saw in its first turn).
  */
-function snapshotPacked(
+function* snapshotPacked(
   size: number,
   lengths: Float64Array,
   packed: {
@@ -295,8 +308,9 @@ function snapshotPacked(
     docs: Int32Array;
     weights: Float64Array;
   },
-): Bm25Snapshot | undefined {
-  const terms = [...packed.ids.keys()].sort();
+): Generator<void, Bm25Snapshot | undefined> {
+  // Sorted in steps: a built index at 2,000 memories has tens of thousands of terms.
+  const terms = yield* sortedSteps([...packed.ids.keys()]);
   if (terms.some((term) => term.includes('\n'))) return undefined;
   const starts = new Int32Array(terms.length + 1);
   const offsets = new Int32Array(terms.length + 1);
@@ -305,6 +319,7 @@ function snapshotPacked(
   let chars = 0;
   let at = 0;
   for (let t = 0; t < terms.length; t++) {
+    if ((t & (TERMS_PER_STEP - 1)) === TERMS_PER_STEP - 1) yield;
     const id = packed.ids.get(terms[t]!)!;
     const from = packed.offsets[id]!;
     const to = packed.offsets[id + 1]!;
