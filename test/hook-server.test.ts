@@ -3,7 +3,17 @@
 // Nothing here measures time: waits poll for a state (a socket answers, a pid is gone).
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { chmod, cp, mkdir, mkdtemp, rm, unlink, utimes, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  cp,
+  mkdir,
+  mkdtemp,
+  readFile,
+  rm,
+  unlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -232,6 +242,37 @@ describe('the warm hook server', () => {
     expect(viaServer).toEqual(inProcess);
     expect(viaServer.stdout).toContain('kubelet evictions');
     expect((await statuses(w.engramHome))[0]?.served).toBe(served + 1);
+  });
+
+  it('a served hook process loads no engram code but its own small file', async () => {
+    const w = await world(root, 'lean');
+    const log = join(w.top, 'loaded.json');
+    const recorder = join(w.top, 'record.cjs');
+    await writeFile(
+      recorder,
+      `process.on('exit', () => {
+  if (process.argv[2] !== 'hook') return;
+  require('node:fs').writeFileSync(process.env.RECORD_LOG, JSON.stringify({
+    files: Object.keys(require.cache),
+    builtins: process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)),
+  }));
+});\n`,
+    );
+    const env = { ...w.served, RECORD_LOG: log };
+    const run = (session: string) =>
+      runHook('-r', [recorder, HOOK, ...w.args], w.input(session), env, w.project);
+    await run('warm-up');
+    const server = await until('the server answers', async () => (await statuses(w.engramHome))[0]);
+    const served = await run('a');
+    expect(served).toEqual(await runHook(HOOK, w.args, w.input('b'), w.direct, w.project));
+    expect((await statuses(w.engramHome))[0]?.served).toBe(server.served + 1);
+    const loaded = JSON.parse(await readFile(log, 'utf8')) as {
+      files: string[];
+      builtins: string[];
+    };
+    expect(loaded.files.sort()).toEqual([HOOK, recorder].sort());
+    for (const heavy of ['vm', 'crypto', 'child_process', 'module', 'fs/promises'])
+      expect(loaded.builtins).not.toContain(heavy);
   });
 
   it('lives in a folder only its user can enter, behind a socket only its user can open', async () => {

@@ -60,6 +60,7 @@ describe('bench harness', () => {
       warmRecallMs: 5,
       coldRecallMs: 15,
       nodeMs: 40,
+      hookServerMs: 44,
       hookMs: 60,
       hookNoCacheMs: 80,
       hookNoVerifyMs: 59,
@@ -82,6 +83,7 @@ describe('bench harness', () => {
         warmRecall: 0.5,
         warmScanRank: 0.3,
         coldRecall: 1.5,
+        hookServer: 1.1,
         hook: 1.5,
         hookNoCache: 2,
         verification: 1.02,
@@ -94,7 +96,7 @@ describe('bench harness', () => {
       '| 2,000 | 10.0 ms | 4.0 ms (0.40×) | 3.0 ms (0.30×) | 5.0 ms (0.50×) | 15.0 ms (1.50×) |',
     );
     expect(text).toContain('| 2,000 | 12.0 ms | 3.0 ms | 2.0 ms | 6.0 ms / 1.0 ms |');
-    expect(text).toContain('60.0 ms (1.50×)');
+    expect(text).toContain('| 40.0 ms | 44.0 ms (1.10×) | 60.0 ms (1.50×) |');
     expect(text).toContain('| 59.0 ms (1.02×) |');
     expect(text).toContain('90 MiB (100) (1.50×)');
   });

@@ -26,11 +26,11 @@ export function formatTables(
     ),
   ];
   const processes = [
-    "| memories | `node -e ''` | UserPromptSubmit hook | hook, no cache file | hook, no claim verification (hook ÷ this) | MCP memory_recall | server-memory search_nodes | MCP first call | MCP RSS (peak) | server-memory RSS |",
-    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    "| memories | `node -e ''` | UserPromptSubmit hook, warm server | hook in-process (`ENGRAM_NO_DAEMON=1`) | in-process, no cache file | in-process, no claim verification (in-process ÷ this) | MCP memory_recall | server-memory search_nodes | MCP first call | MCP RSS (peak) | server-memory RSS |",
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (r) =>
-        `| ${n(r.memories)} | ${ms(r.nodeMs)} | ${ms(r.hookMs)} (${x(r.ratios.hook)}) | ${ms(r.hookNoCacheMs)} (${x(r.ratios.hookNoCache)}) | ${ms(r.hookNoVerifyMs)} (${x(r.ratios.verification)}) | ${ms(r.mcpRecallMs)} (${x(r.ratios.mcpRecall)}) | ${ms(r.peerSearchMs)}, ${r.peerEntities} hits | ${ms(r.mcpFirstRecallMs)} | ${r.mcpRssMiB.toFixed(0)} MiB (${r.mcpPeakRssMiB.toFixed(0)}) (${x(r.ratios.mcpRss)}) | ${r.peerRssMiB.toFixed(0)} MiB |`,
+        `| ${n(r.memories)} | ${ms(r.nodeMs)} | ${ms(r.hookServerMs)} (${x(r.ratios.hookServer)}) | ${ms(r.hookMs)} (${x(r.ratios.hook)}) | ${ms(r.hookNoCacheMs)} (${x(r.ratios.hookNoCache)}) | ${ms(r.hookNoVerifyMs)} (${x(r.ratios.verification)}) | ${ms(r.mcpRecallMs)} (${x(r.ratios.mcpRecall)}) | ${ms(r.peerSearchMs)}, ${r.peerEntities} hits | ${ms(r.mcpFirstRecallMs)} | ${r.mcpRssMiB.toFixed(0)} MiB (${r.mcpPeakRssMiB.toFixed(0)}) (${x(r.ratios.mcpRss)}) | ${r.peerRssMiB.toFixed(0)} MiB |`,
     ),
   ];
   return [

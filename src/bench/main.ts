@@ -17,7 +17,7 @@ import { filesystemFloor, statFloor } from './floor.js';
 import { formatTables } from './format.js';
 import { generateMemories, writeBenchDirectory } from './generate.js';
 import { startMcpMemoryBaseline } from './mcp-baseline.js';
-import { runProcess, startMcpProcess } from './processes.js';
+import { runProcess, startMcpProcess, stopHookServers, waitForHookServer } from './processes.js';
 import { median, round, timeIt } from './stats.js';
 
 const DEFAULT_SIZES = [200, 2_000, 10_000];
@@ -25,6 +25,8 @@ export const QUERY = 'why does the kubelet keep evicting pods';
 /** server-memory matches the whole query as one substring; give it one word, its best case. */
 export const MCP_QUERY = 'kubelet';
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+/** The hook entry the plugin runs (hooks/hooks.json). */
+const HOOK = fileURLToPath(new URL('../cli/hook.cjs', import.meta.url));
 const PROBE = fileURLToPath(new URL('./host-probe.js', import.meta.url));
 /** The header cache trusts no file changed this recently; generated files must age past it. */
 const SETTLE_MS = 2_100;
@@ -37,6 +39,9 @@ export interface BenchRow {
   warmRecallMs: number;
   coldRecallMs: number;
   nodeMs: number;
+  /** The hook answered by the warm hook server (every turn after the first, by default). */
+  hookServerMs: number;
+  /** The hook in its own process (`ENGRAM_NO_DAEMON=1`), the header cache file in place. */
   hookMs: number;
   hookNoCacheMs: number;
   /** The hook with claim verification off: the difference is what verification costs a turn. */
@@ -64,6 +69,7 @@ export interface BenchRow {
     warmRecall: number;
     warmScanRank: number;
     coldRecall: number;
+    hookServer: number;
     hook: number;
     hookNoCache: number;
     /** hook ÷ hook without verification: 1.00 when verification adds nothing to the turn. */
@@ -147,29 +153,41 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
       cwd: benchProject(root),
       prompt: QUERY,
     });
-    const hookArgs = [CLI, 'hook', 'user-prompt-submit', '--dir', memoryDir, '--no-model'];
+    const hookArgs = [HOOK, 'hook', 'user-prompt-submit', '--dir', memoryDir, '--no-model'];
+    // The in-process rows: today's one process per prompt, with or without the cache file.
+    const inProcessEnv = { ...env, ENGRAM_NO_DAEMON: '1' };
     const p = {
       cold: [] as number[],
       node: [] as number[],
+      hookServer: [] as number[],
       hook: [] as number[],
       hookNoCache: [] as number[],
       hookNoVerify: [] as number[],
     };
-    await runProcess(process.execPath, hookArgs, { input: hookInput, env }); // leaves the cache
+    // The first hook leaves the cache file and starts the server; the second warms the server.
+    const engramHome = env.ENGRAM_HOME;
+    await runProcess(process.execPath, hookArgs, { input: hookInput, env });
+    await waitForHookServer(engramHome);
+    await runProcess(process.execPath, hookArgs, { input: hookInput, env });
     for (let i = 0; i < runs.processes; i++) {
       p.node.push((await runProcess(process.execPath, ['-e', ''], { env })).ms);
-      p.hook.push((await runProcess(process.execPath, hookArgs, { input: hookInput, env })).ms);
+      p.hookServer.push(
+        (await runProcess(process.execPath, hookArgs, { input: hookInput, env })).ms,
+      );
+      p.hook.push(
+        (await runProcess(process.execPath, hookArgs, { input: hookInput, env: inProcessEnv })).ms,
+      );
       p.hookNoVerify.push(
         (
           await runProcess(process.execPath, [...hookArgs, '--no-verify'], {
             input: hookInput,
-            env,
+            env: inProcessEnv,
           })
         ).ms,
       );
       dropCache();
       p.hookNoCache.push(
-        (await runProcess(process.execPath, hookArgs, { input: hookInput, env })).ms,
+        (await runProcess(process.execPath, hookArgs, { input: hookInput, env: inProcessEnv })).ms,
       );
       dropCache();
       const probe = await runProcess(
@@ -233,6 +251,7 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
       warmScanRankMs: median(t.scanRank),
       coldRecallMs: median(p.cold),
       nodeMs,
+      hookServerMs: median(p.hookServer),
       hookMs: median(p.hook),
       hookNoCacheMs: median(p.hookNoCache),
       hookNoVerifyMs: median(p.hookNoVerify),
@@ -259,6 +278,7 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
         warmRecall: round(row.warmRecallMs / floorMs),
         warmScanRank: round(row.warmScanRankMs / floorMs),
         coldRecall: round(row.coldRecallMs / floorMs),
+        hookServer: round(row.hookServerMs / nodeMs),
         hook: round(row.hookMs / nodeMs),
         hookNoCache: round(row.hookNoCacheMs / nodeMs),
         verification: round(row.hookMs / row.hookNoVerifyMs),
@@ -267,6 +287,7 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
       },
     };
   } finally {
+    await stopHookServers(join(root, 'home', '.engram'));
     await rm(root, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -86,4 +88,57 @@ export async function startMcpProcess(
     }),
     close: () => client.close(),
   };
+}
+
+/** The pids of the warm hook servers of an engram home that answer their socket. */
+export async function hookServerPids(engramHome: string): Promise<number[]> {
+  let names: string[];
+  try {
+    names = readdirSync(join(engramHome, 'run')).filter((n) => n.endsWith('.sock'));
+  } catch {
+    return [];
+  }
+  const pids = await Promise.all(
+    names.map(
+      (name) =>
+        new Promise<number | undefined>((resolve) => {
+          const socket = connect(join(engramHome, 'run', name));
+          let text = '';
+          socket.setEncoding('utf8');
+          socket.on('connect', () => socket.write('{"t":"status"}\n'));
+          socket.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          socket.on('error', () => resolve(undefined));
+          socket.on('close', () => {
+            try {
+              resolve((JSON.parse(text) as { pid: number }).pid);
+            } catch {
+              resolve(undefined);
+            }
+          });
+        }),
+    ),
+  );
+  return pids.filter((pid): pid is number => pid !== undefined);
+}
+
+/** Wait until a hook has started the home's warm hook server (at most ~30 s). */
+export async function waitForHookServer(engramHome: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if ((await hookServerPids(engramHome)).length > 0) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`no hook server started for ${engramHome}`);
+}
+
+/** Stop the home's warm hook servers (they would also exit once the home is removed). */
+export async function stopHookServers(engramHome: string): Promise<void> {
+  for (const pid of await hookServerPids(engramHome)) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // gone already
+    }
+  }
 }
