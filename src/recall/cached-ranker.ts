@@ -4,7 +4,7 @@
  * index is kept in memory while the directory's generation is unchanged. Built step by step with
  * returns to the event loop, and cut short (what is ready is ranked) when time runs out.
  */
-import type { DirectoryCache } from '../memdir/header-cache.js';
+import type { CacheEntry, DirectoryCache } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
 import { SLICE_MS, yieldToLoop } from '../util/yield-to-loop.js';
 import {
@@ -54,6 +54,18 @@ export interface CachedRanker {
   complete: boolean;
 }
 
+/** What one index covers: where it is kept, what it is valid for, where each analysis lives. */
+interface IndexPlan {
+  /** The cache whose artifacts hold the saved index (and whose memo keeps the live one). */
+  store: DirectoryCache;
+  /** The artifact's name prefix: one directory's index, or a chain's. */
+  name: string;
+  /** The generation the index is valid for, read now (it changes with any covered directory). */
+  generation: () => string;
+  /** The cache entry holding this memory's kept analysis, when the entry is that memory's own. */
+  entryOf: (memory: MemoryHeader) => { cache: DirectoryCache; entry: CacheEntry } | undefined;
+}
+
 /**
  * The ranker over `memories` (the recallable headers of a scan of `cache`'s directory). Reused
  * as is when the scan was complete and nothing changed since it was built.
@@ -63,16 +75,68 @@ export async function cachedRankerFor(
   memories: readonly MemoryHeader[],
   options: { scanComplete: boolean; expired: () => boolean },
 ): Promise<CachedRanker> {
+  return rankerFor(
+    {
+      store: cache,
+      name: 'index',
+      generation: () => cache.generation,
+      entryOf: (memory) => {
+        const entry = cache.entries.get(memory.file);
+        return entry?.header === memory ? { cache, entry } : undefined;
+      },
+    },
+    memories,
+    options,
+  );
+}
+
+/**
+ * The ranker over a chain of layers (project, then user, ...): `memories` are the recallable
+ * headers of every layer, `originOf` gives each one's scanned header and its layer's cache. The
+ * same machinery as one directory's: analyses kept with their own entries, the index saved in the
+ * closest layer's cache for the next process, built in slices, cut short when time runs out.
+ */
+export async function cachedChainRankerFor(
+  caches: readonly DirectoryCache[],
+  memories: readonly MemoryHeader[],
+  originOf: (memory: MemoryHeader) => { header: MemoryHeader; cache: DirectoryCache } | undefined,
+  options: { scanComplete: boolean; expired: () => boolean },
+): Promise<CachedRanker> {
+  return rankerFor(
+    {
+      store: caches[0]!,
+      name: 'chain-index',
+      generation: () => caches.map((c) => c.generation).join('|'),
+      entryOf: (memory) => {
+        const origin = originOf(memory);
+        const entry = origin?.cache.entries.get(origin.header.file);
+        return origin && entry?.header === origin.header
+          ? { cache: origin.cache, entry }
+          : undefined;
+      },
+    },
+    memories,
+    options,
+  );
+}
+
+async function rankerFor(
+  plan: IndexPlan,
+  memories: readonly MemoryHeader[],
+  options: { scanComplete: boolean; expired: () => boolean },
+): Promise<CachedRanker> {
+  const cache = plan.store;
+  const generation = plan.generation();
   const hit = live.get(cache);
-  if (options.scanComplete && hit?.generation === cache.generation) {
+  if (options.scanComplete && hit?.generation === generation) {
     return { ranker: hit.ranker, complete: true };
   }
   // Two recalls at once over an unchanged directory (a warm-up and the first call) share one build.
   const pending = inFlight.get(cache);
-  if (options.scanComplete && pending?.generation === cache.generation) return pending.build;
-  const build = buildRanker(cache, memories, options);
+  if (options.scanComplete && pending?.generation === generation) return pending.build;
+  const build = buildRanker(plan, memories, options);
   if (options.scanComplete) {
-    const entry = { generation: cache.generation, build };
+    const entry = { generation, build };
     inFlight.set(cache, entry);
     void build.finally(() => {
       if (inFlight.get(cache) === entry) inFlight.delete(cache);
@@ -100,16 +164,17 @@ async function inSlices<T>(steps: Generator<void, T>): Promise<T> {
 }
 
 async function buildRanker(
-  cache: DirectoryCache,
+  plan: IndexPlan,
   memories: readonly MemoryHeader[],
   options: { scanComplete: boolean; expired: () => boolean },
 ): Promise<CachedRanker> {
   const key = rankerAnalysisKey();
+  const cache = plan.store;
+  const artifact = `${plan.name}-${key}`;
   let complete = options.scanComplete;
   const analysis = (memory: MemoryHeader): RankerDocument | undefined => {
-    const entry = cache.entries.get(memory.file);
-    const own = entry?.header === memory ? entry : undefined;
-    const kept = own?.derived[key] as StoredRankerDocument | undefined;
+    const own = plan.entryOf(memory);
+    const kept = own?.entry.derived[key] as StoredRankerDocument | undefined;
     if (Array.isArray(kept)) return rankerDocumentFrom(kept);
     if (options.expired()) {
       complete = false;
@@ -117,14 +182,14 @@ async function buildRanker(
     }
     const stored = analyzeForStorage(memory);
     if (own) {
-      own.derived = { [key]: stored }; // drops analyses of other analyzer versions
-      cache.dirty = true;
+      own.entry.derived = { [key]: stored }; // drops analyses of other analyzer versions
+      own.cache.dirty = true;
     }
     return rankerDocumentFrom(stored);
   };
-  const generation = cache.generation;
+  const generation = plan.generation();
   // A one-shot process: the index saved with this very generation of the directory, if any.
-  const saved = options.scanComplete ? cache.artifacts.get(`index-${key}`) : undefined;
+  const saved = options.scanComplete ? cache.artifacts.get(artifact) : undefined;
   if (saved?.generation === generation) {
     const restored = restoreOfflineRanker(
       saved.value as OfflineRankerSnapshot,
@@ -138,15 +203,15 @@ async function buildRanker(
   }
   const ranker = await inSlices(buildOfflineRanker(memories, analysis));
   // Another recall may have changed the cache while this one paused: keep only a current index.
-  if (complete && cache.generation === generation) {
+  if (complete && plan.generation() === generation) {
     live.set(cache, { generation, ranker });
     const snapshot = await inSlices(snapshotOfflineRankerSteps(ranker));
     // The snapshot paused too: it is saved only for the generation it was made from.
-    if (snapshot && cache.generation === generation) {
-      for (const [name, artifact] of cache.artifacts) {
-        if (artifact.generation !== generation) cache.artifacts.delete(name);
+    if (snapshot && plan.generation() === generation) {
+      for (const [name, kept] of cache.artifacts) {
+        if (kept.generation !== generation) cache.artifacts.delete(name);
       }
-      cache.artifacts.set(`index-${key}`, { generation, value: snapshot });
+      cache.artifacts.set(artifact, { generation, value: snapshot });
       cache.dirty = true;
     }
   }

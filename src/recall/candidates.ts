@@ -1,10 +1,11 @@
 import type { MemoryLayer } from '../config/memory-chain.js';
 import { scanMemoriesCached } from '../memdir/cached-scan.js';
 import { MAX_SCANNED_FILES } from '../memdir/constants.js';
+import type { DirectoryCache } from '../memdir/header-cache.js';
 import { persistDirectoryCache } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
-import { cachedRankerFor } from './cached-ranker.js';
-import { createOfflineRanker, type OfflineRanker } from './offline-ranker.js';
+import { cachedChainRankerFor, cachedRankerFor } from './cached-ranker.js';
+import type { OfflineRanker } from './offline-ranker.js';
 
 export interface CandidateOptions {
   query: string;
@@ -86,11 +87,14 @@ export async function loadCandidates(
       expired,
     });
   } else {
+    const closest = new Set(recallable);
     recallable = [...recallable, ...more];
-    ranked = {
-      ranker: chainRankerFor(recallable, scans),
-      complete: scans.every((s) => s.complete),
-    };
+    ranked = await cachedChainRankerFor(
+      scans.map((s) => s.cache),
+      recallable,
+      (m) => chainOrigin.get(m) ?? (closest.has(m) ? { header: m, cache: scan.cache } : undefined),
+      { scanComplete: scans.every((s) => s.complete), expired },
+    );
   }
   const { ranker, complete } = ranked;
   if (options.persistedCache !== false) {
@@ -150,13 +154,16 @@ function byFileOf(memories: readonly MemoryHeader[]): Map<string, MemoryHeader> 
   return kept;
 }
 
+/** A further layer's memory (a copy tagged with its layer) → the header its scan read, and its cache. */
+const chainOrigin = new WeakMap<MemoryHeader, { header: MemoryHeader; cache: DirectoryCache }>();
+
 /**
  * The recallable memories of the further layers, tagged with their layer. On a name clash the
  * closer layer wins: a project memory overrides the user's memory of the same file name.
  */
 function chainedMemories(
   closest: readonly MemoryHeader[],
-  scans: ReadonlyArray<{ memories: MemoryHeader[] }>,
+  scans: ReadonlyArray<{ memories: MemoryHeader[]; cache: DirectoryCache }>,
   layers: readonly MemoryLayer[],
 ): MemoryHeader[] {
   const seen = new Set(closest.map((m) => m.file));
@@ -165,27 +172,12 @@ function chainedMemories(
     for (const m of scan.memories) {
       if (!isRecallable(m) || seen.has(m.file)) continue;
       seen.add(m.file);
-      out.push({ ...m, layer: layers[i]!.layer });
+      const tagged = { ...m, layer: layers[i]!.layer };
+      chainOrigin.set(tagged, { header: m, cache: scan.cache });
+      out.push(tagged);
     }
   });
   return out;
-}
-
-// One index over several layers, kept while none of their directories changed.
-const chainRankers = new Map<string, OfflineRanker>();
-const CHAIN_RANKERS = 4;
-
-function chainRankerFor(
-  memories: readonly MemoryHeader[],
-  scans: ReadonlyArray<{ cache: { generation: string; dir?: string } }>,
-): OfflineRanker {
-  const key = `${scans.map((s) => s.cache.generation).join('|')}|${memories.length}|${memories.map((m) => `${m.layer ?? ''}:${m.file}`).join(',')}`;
-  const hit = chainRankers.get(key);
-  if (hit) return hit;
-  const ranker = createOfflineRanker(memories);
-  chainRankers.set(key, ranker);
-  while (chainRankers.size > CHAIN_RANKERS) chainRankers.delete(chainRankers.keys().next().value!);
-  return ranker;
 }
 
 /**
