@@ -49,3 +49,57 @@ export function decayWeight(input: DecayInput, constants: DecayConstants = DEFAU
   const halfLife = constants.halfLifeDays[input.type];
   return 1 / (1 + ageDays / Math.max(Number.MIN_VALUE, halfLife));
 }
+
+/**
+ * The `recallDecay` setting over DEFAULT_DECAY, field by field:
+ * `{"halfLifeDays": {"user": 365, "feedback": 90, "project": 7, "unknown": 7},
+ *   "reference": {"unusedAfterDays": 30, "halfLifeDays": 30}}`, any part of it. Half-lives must be
+ * positive numbers, `unusedAfterDays` zero or more; anything else keeps the default and is named
+ * in `problems`. Pure.
+ */
+export function decayFromSettings(value: unknown): { decay: DecayConstants; problems: string[] } {
+  const problems: string[] = [];
+  const decay: DecayConstants = {
+    halfLifeDays: { ...DEFAULT_DECAY.halfLifeDays },
+    reference: { ...DEFAULT_DECAY.reference },
+  };
+  if (value === undefined) return { decay, problems };
+  const object = (v: unknown, at: string): Record<string, unknown> | undefined => {
+    if (v === undefined) return undefined;
+    if (v !== null && typeof v === 'object' && !Array.isArray(v))
+      return v as Record<string, unknown>;
+    problems.push(`${at} must be an object`);
+    return undefined;
+  };
+  const take = (
+    from: Record<string, unknown> | undefined,
+    key: string,
+    at: string,
+    min: 'positive' | 'zero',
+    set: (n: number) => void,
+  ) => {
+    const v = from?.[key];
+    if (v === undefined) return;
+    const ok = typeof v === 'number' && Number.isFinite(v) && (min === 'positive' ? v > 0 : v >= 0);
+    if (ok) set(v);
+    else
+      problems.push(
+        `${at}.${key} must be a ${min === 'positive' ? 'positive' : 'non-negative'} number of days`,
+      );
+  };
+  const root = object(value, 'recallDecay');
+  const halfLives = object(root?.halfLifeDays, 'recallDecay.halfLifeDays');
+  for (const type of ['user', 'feedback', 'project', 'unknown'] as const) {
+    take(halfLives, type, 'recallDecay.halfLifeDays', 'positive', (n) => {
+      decay.halfLifeDays[type] = n;
+    });
+  }
+  const reference = object(root?.reference, 'recallDecay.reference');
+  take(reference, 'unusedAfterDays', 'recallDecay.reference', 'zero', (n) => {
+    decay.reference.unusedAfterDays = n;
+  });
+  take(reference, 'halfLifeDays', 'recallDecay.reference', 'positive', (n) => {
+    decay.reference.halfLifeDays = n;
+  });
+  return { decay, problems };
+}

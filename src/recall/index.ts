@@ -6,7 +6,13 @@ export {
   warmCandidates,
 } from './candidates.js';
 
-export { DEFAULT_DECAY, type DecayConstants, type DecayInput, decayWeight } from './decay.js';
+export {
+  DEFAULT_DECAY,
+  type DecayConstants,
+  type DecayInput,
+  decayFromSettings,
+  decayWeight,
+} from './decay.js';
 
 export { LAST_RECALLED_TAIL_BYTES, lastRecalledFrom, readLastRecalled } from './last-recalled.js';
 

@@ -24,6 +24,8 @@ import {
   saveMemory,
 } from '../memdir/index.js';
 import {
+  type DecayConstants,
+  decayFromSettings,
   metricsPathFor,
   type RecallOptions,
   type RecallResult,
@@ -86,6 +88,12 @@ export function createEngram(options: EngramOptions = {}): Engram {
   const settings = () => {
     settingsMemo ??= mergedSettings(loadSettings(environment));
     return settingsMemo;
+  };
+  let decayMemo: DecayConstants | undefined;
+  // Any settings file may tune it: it changes an order, not where data goes or what runs.
+  const decay = () => {
+    decayMemo ??= options.decay ?? decayFromSettings(settings().recallDecay).decay;
+    return decayMemo;
   };
   let model: LanguageModel | undefined;
   let modelProblem: string | undefined;
@@ -210,6 +218,7 @@ export function createEngram(options: EngramOptions = {}): Engram {
         ? { selectorTimeoutMs: request.selectorTimeoutMs }
         : {}),
       ...(request.staleAfterDays !== undefined ? { staleAfterDays: request.staleAfterDays } : {}),
+      decay: decay(),
       // Scanning and ranking stop in time to read and render what they found within the budget.
       ...(budgetMs !== undefined
         ? {

@@ -7,7 +7,7 @@ import type { InjectionLimits } from '../inject/constants.js';
 import type { ConversationPrefix, LanguageModel, Message } from '../llm/types.js';
 import type { AgentPreparation, MemoryDirResolution } from '../memdir/index.js';
 import type { MemoryInput, SaveResult } from '../memdir/memory-file.js';
-import type { MemoryVerifier, RecallResult, RecallStats } from '../recall/index.js';
+import type { DecayConstants, MemoryVerifier, RecallResult, RecallStats } from '../recall/index.js';
 import type { SessionCompaction } from '../session/compact-session.js';
 import type { SessionNotesView } from '../session/read-notes.js';
 import type { NotesUpdateOutcome } from '../session/update-notes.js';
@@ -44,6 +44,11 @@ export interface EngramOptions {
    * project) after the project directory (default true).
    */
   userLayer?: boolean;
+  /**
+   * The offline ranker's per-type decay constants (default: the `recallDecay` setting over
+   * DEFAULT_DECAY; see `decayFromSettings`).
+   */
+  decay?: DecayConstants;
 }
 
 export type EngramEvent =
