@@ -235,6 +235,7 @@ export async function serveFromEntry(home: string, entry: HookEntry): Promise<nu
     home,
     bundlePath: entry.bundlePath,
     mainPath: entry.mainPath,
-    onListening: runner.saveCache,
+    // After the first answer, so the code cache holds what a hook runs (when there was none).
+    afterFirstAnswer: runner.saveCache,
   });
 }

@@ -41,8 +41,8 @@ export interface ServeHooksOptions {
   bundlePath: string;
   /** The CLI entry detached children are started with (`engram verify`, the stop hook). */
   mainPath: string;
-  /** Called once the socket is in place (tests, and the code cache's save). */
-  onListening?: () => void;
+  /** Called once, after the first answer is sent (the code cache's save). */
+  afterFirstAnswer?: () => void;
 }
 
 /** A request whose client has not said `go` within this long is dropped. */
@@ -331,6 +331,7 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
     served++;
     send(socket, { t: 'done', stdout: stdout.join(''), stderr: stderr.join(''), code });
     socket.end();
+    if (served === 1) options.afterFirstAnswer?.();
     // Work past its deadline may still be running, and a turned-off setting means go away.
     if (report.deadline || report.hookServerAllowed === false) stop();
   }
@@ -363,6 +364,5 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
   armIdle();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-  options.onListening?.();
   return exited;
 }
