@@ -58,4 +58,28 @@ describe('parseIndexEntries', () => {
       indexTargetsByMarkdown(text),
     );
   });
+
+  it('reads a reference-style link through its definition, as the markdown parser does', () => {
+    const text = [
+      '## Index',
+      '- [one][r1] — the first',
+      '- [Two][] — collapsed',
+      '- [three] — shortcut',
+      '- [unused label] is just text',
+      '',
+      '[r1]: a.md',
+      '[two]: <b b.md> "title"',
+      '  [Three]: ./c.md',
+      '[never-used]: d.md',
+    ].join('\n');
+    const files = parseIndexEntries(text).map((e) => [e.file, e.line]);
+    expect(files).toEqual([
+      ['a.md', 6],
+      ['b b.md', 7],
+      ['c.md', 8],
+    ]);
+    expect(new Set(parseIndexEntries(text).map((e) => e.file))).toEqual(
+      indexTargetsByMarkdown(text),
+    );
+  });
 });

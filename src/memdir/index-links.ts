@@ -2,7 +2,8 @@
  * Reading MEMORY.md the way people write it. A pointer is any markdown link to a `.md` file inside
  * the memory directory, wherever it sits on a line: a bullet or a numbered item, inside emphasis,
  * with a title (`[t](f.md "title")`), in angle brackets (`[t](<my file.md>)`), in a table cell,
- * after a label (`- three: [link](mem3.md)`), under any heading. Targets are normalized inside the
+ * after a label (`- three: [link](mem3.md)`), reference-style (`[t][r1]` with `[r1]: mem3.md`, the
+ * definition being the line that points), under any heading. Targets are normalized inside the
  * directory (`./a.md`, `sub/../a.md` and `a%20b.md` name files as they are on disk); links out of it,
  * external URLs and links inside code are not pointers. Pure.
  */
@@ -42,6 +43,18 @@ export interface IndexEntry {
 const LINK_RE =
   /(!?)\[((?:[^[\]\\\n]|\\.|\[[^\]\n]*\])*)\]\(\s*(<[^>\n]*>|(?:[^\s()\\]|\\.|\([^\s()]*\))+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?\s*\)/g;
 const FENCE_RE = /^\s{0,3}(`{3,}|~{3,})/;
+// A link reference definition (`[r1]: a.md "title"`): the line a reference-style link's target
+// sits on, so it is the line that points at the file.
+const REF_DEF_RE =
+  /^ {0,3}\[((?:[^[\]\\\n]|\\.)+)\]:\s*(<[^>\n]*>|\S+)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?\s*$/;
+// Uses of a reference: `[text][label]`, `[label][]`, or the shortcut `[label]` (not followed by
+// `(`, `[` or `:`, which make it an inline link, a full reference or a definition).
+const REF_USE_RE = /\[((?:[^[\]\\\n]|\\.)*)\](?:\[((?:[^[\]\\\n]|\\.)*)\]|(?![([:]))/g;
+
+/** CommonMark's label matching: case-insensitive, inner whitespace collapsed. */
+function labelKey(label: string): string {
+  return label.trim().replace(/\s+/g, ' ').toLowerCase();
+}
 
 /**
  * The memory file a link target names, or undefined when it is not a pointer: external (a scheme
@@ -79,9 +92,9 @@ function cleanTitle(text: string): string {
     .trim();
 }
 
-/** Every pointer in the index, in order, with its line. Pure. */
-export function parseIndexEntries(text: string): IndexEntry[] {
-  const entries: IndexEntry[] = [];
+/** Lines outside fenced code, code spans blanked out, with their numbers. */
+function proseLines(text: string): Array<{ line: number; content: string; prose: string }> {
+  const out: Array<{ line: number; content: string; prose: string }> = [];
   let fence: string | undefined;
   text.split('\n').forEach((raw, line) => {
     const content = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
@@ -92,9 +105,44 @@ export function parseIndexEntries(text: string): IndexEntry[] {
       else if (mark[0] === fence[0] && mark.length >= fence.length) fence = undefined;
       return;
     }
-    if (fence !== undefined) return;
+    if (fence === undefined) out.push({ line, content, prose: withoutCodeSpans(content) });
+  });
+  return out;
+}
+
+/** Labels some line refers to (a definition no line uses is not a link, for marked neither). */
+function usedLabels(lines: ReadonlyArray<{ prose: string }>): Set<string> {
+  const used = new Set<string>();
+  for (const { prose } of lines) {
+    if (REF_DEF_RE.test(prose)) continue;
+    for (const m of prose.matchAll(REF_USE_RE)) {
+      const label = m[2] !== undefined && m[2].trim() !== '' ? m[2] : m[1];
+      if (label !== undefined && label.trim() !== '') used.add(labelKey(label));
+    }
+  }
+  return used;
+}
+
+/** Every pointer in the index, in order, with its line. Pure. */
+export function parseIndexEntries(text: string): IndexEntry[] {
+  const entries: IndexEntry[] = [];
+  const lines = proseLines(text);
+  let used: Set<string> | undefined;
+  for (const { line, content, prose } of lines) {
+    const def = REF_DEF_RE.exec(prose);
+    if (def) {
+      used ??= usedLabels(lines);
+      const file = used.has(labelKey(def[1] ?? ''))
+        ? normalizeIndexTarget(def[2] ?? '')
+        : undefined;
+      if (file !== undefined) {
+        const title = cleanTitle(def[1] ?? '');
+        entries.push({ title, file, hook: '', line, siblings: 0, span: [0, content.length] });
+      }
+      continue;
+    }
     const onLine: IndexEntry[] = [];
-    for (const m of withoutCodeSpans(content).matchAll(LINK_RE)) {
+    for (const m of prose.matchAll(LINK_RE)) {
       if (m[1] === '!') continue; // an image, not a link
       const file = normalizeIndexTarget(m[3] ?? '');
       if (file === undefined) continue;
@@ -115,7 +163,7 @@ export function parseIndexEntries(text: string): IndexEntry[] {
       });
     }
     for (const e of onLine) entries.push({ ...e, siblings: onLine.length - 1 });
-  });
+  }
   return entries;
 }
 
