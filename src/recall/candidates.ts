@@ -4,6 +4,7 @@ import { MAX_SCANNED_FILES } from '../memdir/constants.js';
 import type { DirectoryCache } from '../memdir/header-cache.js';
 import { persistDirectoryCache } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
+import { yieldToLoop } from '../util/yield-to-loop.js';
 import { cachedChainRankerFor, cachedRankerFor } from './cached-ranker.js';
 import type { OfflineRanker } from './offline-ranker.js';
 
@@ -124,6 +125,9 @@ export async function loadCandidates(
   if (!prefiltered) return { candidates: eligible, ...base };
   const byFile = more.length === 0 ? byFileOf(recallable) : byFileOf(eligible);
   const best: MemoryHeader[] = [];
+  // Ranking every memory is one piece of work: let the host's loop turn between the scan's last
+  // slice (and the index's) and it, so the two never add up to one stall.
+  await yieldToLoop();
   // Surfaced memories are ranked too (the index covers them) but never kept: rank just enough.
   const all = ranker.rank(options.query, {
     nowMs: options.nowMs,
