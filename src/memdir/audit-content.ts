@@ -41,10 +41,13 @@ export async function contentProblems(
   const links = await Promise.all(
     symlinks.map(async (file) => {
       const where = await linkDestination(dir, file);
+      const folder = file.endsWith('/');
       return {
         kind: 'symlink' as const,
         file,
-        message: `${file} is a symbolic link ${where}; engram never follows links, so it is not recalled. Replace it with the file itself.`,
+        message: folder
+          ? `${file} is a symbolic link to a folder ${where}; engram never follows links, so no memory in it is recalled. Move the folder here instead of linking it.`
+          : `${file} is a symbolic link ${where}; engram never follows links, so it is not recalled. Replace it with the file itself.`,
       };
     }),
   );

@@ -108,8 +108,19 @@ async function walk(root: string, rel: string, out: string[], links: string[]): 
       // Not followed: a link may lead out of the directory (seed rules: never follow one out),
       // and one that stays inside only repeats a file the walk already sees. Reported instead.
       links.push(relPath);
+    } else if (entry.isSymbolicLink() && (await isFolder(join(root, relPath)))) {
+      // A linked folder is not walked either: its memories would be silently missing. The
+      // trailing slash tells the audit it is a folder.
+      links.push(`${relPath}/`);
     }
   }
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 }
 
 export function isMemoryFileName(name: string): boolean {

@@ -67,4 +67,22 @@ describe('files that cannot be injected', () => {
     );
     expect(text.stdout).not.toMatch(/linked\.md, which does not exist/);
   });
+
+  it('reports a linked folder too: the memories in it are never read, and audit says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-linked-folder-'));
+    await writeFile(join(dir, 'clean.md'), `${head('clean')}kubernetes rollout is fine\n`);
+    const outside = mkdtempSync(join(tmpdir(), 'engram-outside-'));
+    await writeFile(join(outside, 'secret.md'), `${head('secret')}outside the directory\n`);
+    await symlink(outside, join(dir, 'team-notes'));
+    await writeFile(join(dir, 'MEMORY.md'), '- [clean](clean.md)\n');
+    const result = await recall({ dir, query: 'kubernetes rollout notes secret', now: Date.now() });
+    expect(result.text).not.toContain('outside the directory');
+    const r = await runCaptured(['audit', '--dir', dir, '--json'], testIo());
+    const problems = JSON.parse(r.stdout).problems as Array<{ kind: string; file: string }>;
+    expect(problems.filter((p) => p.kind === 'symlink').map((p) => p.file)).toEqual([
+      'team-notes/',
+    ]);
+    const text = await runCaptured(['audit', '--dir', dir], testIo());
+    expect(text.stdout).toMatch(/team-notes\/ is a symbolic link to a folder that leads out/);
+  });
 });
