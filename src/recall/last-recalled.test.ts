@@ -43,8 +43,10 @@ describe('last recalled, from the recall log', () => {
       mtimeMs: NOW - 200 * DAY,
     });
     const memories = [ref('idle.md'), ref('used.md')];
+    // The order of the two (the cut-off would keep only the first: the second adds nothing).
     const ranked = rankOffline('grafana latency dashboard', memories, {
       nowMs: NOW,
+      requireOverlap: false,
       lastRecalled: new Map([['used.md', NOW - 2 * DAY]]),
     });
     expect(ranked.map((r) => r.file)).toEqual(['used.md', 'idle.md']);

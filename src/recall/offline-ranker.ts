@@ -421,13 +421,17 @@ function rankerOver(
   return ranker;
 }
 
+const isNumber = (word: string) => /^[0-9]+$/.test(word);
+
 function queryGroups(analyzed: AnalyzedText, concepts: ConceptTable | undefined): QueryGroup[] {
   const { terms, pairs } = analyzed;
   // A query stem is everyday when every word the prompt wrote for it is (CJK terms never are).
+  // A bare number counts as one too: "100" in "the toggle has been at 100% for a month" is not
+  // what the prompt is about, and shared alone (with "100 requests per minute") it selects nothing.
   const everyday = new Map<string, boolean>();
   for (const word of analyzed.words) {
     const term = stemWord(word);
-    everyday.set(term, (everyday.get(term) ?? true) && isEverydayWord(word));
+    everyday.set(term, (everyday.get(term) ?? true) && (isEverydayWord(word) || isNumber(word)));
   }
   const counts = new Map<string, { weight: number; isWord: boolean }>();
   for (const t of terms) {

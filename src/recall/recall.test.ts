@@ -171,7 +171,9 @@ describe('recall (offline ranker)', () => {
       { file: 'fresh.md', description: 'release checklist for the mobile app', ageDays: 0 },
       { file: 'old.md', description: 'release train schedule for the mobile app', ageDays: 12 },
     ]);
-    const turn1 = await recall({ dir, query: 'prepare the mobile app release', now: NOW });
+    // Each memory answers a part of the prompt of its own (the checklist, the train schedule).
+    const prompt = 'prepare the mobile app release checklist and the train schedule';
+    const turn1 = await recall({ dir, query: prompt, now: NOW });
     expect(turn1.selected.map((m) => m.header)).toEqual(
       expect.arrayContaining([
         `Memory (saved today): ${join(dir, 'fresh.md')}:`,
@@ -181,7 +183,7 @@ describe('recall (offline ranker)', () => {
     const stored = [turn1.injection];
     const renderToday = stored.map(renderInjection).join('\n');
     // Two days later: a new turn is recalled at the new time; the stored turn is not recomputed.
-    const messages = [userText('u1', 'prepare the mobile app release', turn1.text)];
+    const messages = [userText('u1', prompt, turn1.text)];
     const turn2 = await recall({
       dir,
       query: 'mobile app release notes',

@@ -99,13 +99,13 @@ describe('relevance cut-off of the offline ranker', () => {
       distinctive,
       specificWords: words ?? Array.from({ length: distinctive }, (_, i) => `w${i}`),
     });
-    expect(selectRelevant([c(5, 2), c(4, 2), c(4.5, 1), c(1, 2)], RELEVANCE_CUTOFF)).toEqual([
-      c(5, 2),
-      c(4, 2),
-    ]);
-    expect(selectRelevant([c(3, 0, 1), c(2.5, 0, 1)], RELEVANCE_CUTOFF)).toEqual([
+    const other = ['v0', 'v1'];
+    expect(
+      selectRelevant([c(5, 2), c(4, 2, 2, other), c(4.5, 1), c(1, 2, 2, other)], RELEVANCE_CUTOFF),
+    ).toEqual([c(5, 2), c(4, 2, 2, other)]);
+    expect(selectRelevant([c(3, 0, 1), c(2.8, 0, 1)], RELEVANCE_CUTOFF)).toEqual([
       c(3, 0, 1),
-      c(2.5, 0, 1),
+      c(2.8, 0, 1),
     ]);
     expect(selectRelevant([c(3, 0, 0)], RELEVANCE_CUTOFF)).toEqual([]);
     expect(selectRelevant([], RELEVANCE_CUTOFF)).toEqual([]);
@@ -127,6 +127,45 @@ describe('relevance cut-off of the offline ranker', () => {
     expect(selectRelevant([c(9, 1, []), c(2, 1, ['kafka'])], RELEVANCE_CUTOFF)).toEqual([
       c(2, 1, ['kafka']),
     ]);
+  });
+
+  it('drops a memory that adds nothing to the ones selected unless it is a near tie', () => {
+    const c = (relevance: number, score: number, words: string[]) => ({
+      score,
+      relevance,
+      overlap: words.length,
+      distinctive: words.length,
+      specificWords: words,
+    });
+    const best = c(2.4, 2.6, ['column', 'tabl']);
+    // The same two words, clearly weaker: room in the context for nothing new.
+    expect(selectRelevant([best, c(1.5, 2.5, ['column', 'tabl'])], RELEVANCE_CUTOFF)).toEqual([
+      best,
+    ]);
+    // As good a match on the same words (a near tie): kept, the ranker cannot tell them apart.
+    const tie = c(2.3, 2.2, ['column', 'tabl']);
+    expect(selectRelevant([best, tie], RELEVANCE_CUTOFF)).toEqual([best, tie]);
+    // A weaker memory with a word of its own still answers a part of the prompt.
+    const own = c(1.9, 2.0, ['column', 'index']);
+    expect(selectRelevant([best, own], RELEVANCE_CUTOFF)).toEqual([best, own]);
+    // The near-tie floor is a constant of the cut-off.
+    expect(
+      selectRelevant([best, c(1.5, 2.5, ['column', 'tabl'])], {
+        ...RELEVANCE_CUTOFF,
+        redundantFloor: 0.6,
+      }),
+    ).toHaveLength(2);
+  });
+
+  it('does not select a memory on a shared bare number alone', () => {
+    const memories = [
+      mem('rate.md', 'The public API allows 100 requests per minute per key'),
+      mem('flags.md', 'Remove a feature toggle within two sprints of full rollout'),
+    ];
+    const selected = rankOffline('the dark-mode toggle has been at 100% for a month', memories, {
+      nowMs: NOW,
+    });
+    expect(selected.map((r) => r.file)).toEqual(['flags.md']);
   });
 
   it('keeps a memory below the coordination level only for a part of the prompt of its own', () => {

@@ -18,7 +18,13 @@
  *   works answers "Berlin");
  * - a relevance or score that is not a small fraction of the best candidate's (among those at
  *   the coordination level): a memory matching one side word of a query that another memory
- *   answers squarely is noise next to it.
+ *   answers squarely is noise next to it;
+ * - a memory adding nothing to what is already selected (every specific word it shares is one a
+ *   memory selected before it answers) is kept only as a near tie with the best: a relevance of
+ *   `redundantFloor` of the best relevance and a score of `relativeFloor` of the best score
+ *   ("add a new column to the users table": the migrations rule answers "column" and "table";
+ *   the note on integration tests against a real Postgres shares the same two words, weaker, and
+ *   adds nothing the first did not).
  * The constants were chosen on the development labeled sets (eval/recall-sets/coding-agent.json and
  * heldout-platform.json) and measured on heldout-shop.json, never tuned on (docs/eval.md).
  */
@@ -35,15 +41,23 @@ export interface RelevanceCutoff {
    * optional so that a cut-off written before it keeps its meaning).
    */
   everydayWeight?: number;
+  /**
+   * A candidate answering nothing the selected ones have not is kept only when its relevance is at
+   * least this fraction of the best relevance (and its score `relativeFloor` of the best score);
+   * default 0.9, optional so that a cut-off written before it keeps its meaning.
+   */
+  redundantFloor?: number;
 }
 
 const EVERYDAY_WEIGHT = 0.5;
+const REDUNDANT_FLOOR = 0.9;
 
 export const RELEVANCE_CUTOFF: Readonly<RelevanceCutoff> = Object.freeze({
   commonShare: 0.5,
   commonMinDocs: 2,
   relativeFloor: 0.75,
   everydayWeight: EVERYDAY_WEIGHT,
+  redundantFloor: REDUNDANT_FLOOR,
 });
 
 export interface CutoffCandidate {
@@ -106,9 +120,22 @@ export function selectRelevant<T extends CutoffCandidate>(
   const holders = new Map<string, number>();
   for (const r of eligible)
     for (const w of r.specificWords) holders.set(w, (holders.get(w) ?? 0) + 1);
+  let bestRelevance = 0;
+  let bestScore = 0;
+  for (const o of eligible) {
+    bestRelevance = Math.max(bestRelevance, o.relevance);
+    bestScore = Math.max(bestScore, o.score);
+  }
+  const redundantFloor = cutoff.redundantFloor ?? REDUNDANT_FLOOR;
+  const nearTie = (r: T) =>
+    r.relevance >= redundantFloor * bestRelevance && r.score >= cutoff.relativeFloor * bestScore;
   const answered = new Set<string>();
   const selected: T[] = [];
   for (const r of eligible) {
+    // Adds nothing to what is selected (all its specific words answered, or none of its own):
+    // only a near tie with the best is worth the room it takes in the context.
+    const adds = r.specificWords.some((w) => !answered.has(w));
+    if (selected.length > 0 && !adds && !nearTie(r)) continue;
     // A memory answering a part of the prompt of its own (a specific word that it alone holds and
     // no memory selected before it answers: the photo in "the visa photo and fee") is measured
     // against those answering no more of the prompt than it does, and below the coordination

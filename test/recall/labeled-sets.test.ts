@@ -26,16 +26,16 @@ describe('engram eval recall on the labeled sets', () => {
     const report = await evalSet('coding-agent');
     expect(report.relevantPrompts).toBeGreaterThanOrEqual(40);
     expect(report.unrelatedPrompts).toBeGreaterThanOrEqual(20);
-    expect(report.recall).toBeGreaterThanOrEqual(0.95);
+    expect(report.recall).toBeGreaterThanOrEqual(0.98);
     expect(report.silence).toBe(1);
-    expect(report.precision).toBeGreaterThanOrEqual(0.82);
+    expect(report.precision).toBeGreaterThanOrEqual(0.89);
   }, 60_000);
 
   it('keeps the platform set silent on every unrelated prompt', async () => {
     const report = await evalSet('heldout-platform');
-    expect(report.recall).toBeGreaterThanOrEqual(0.9);
+    expect(report.recall).toBeGreaterThanOrEqual(0.93);
     expect(report.silence).toBe(1);
-    expect(report.precision).toBeGreaterThanOrEqual(0.84);
+    expect(report.precision).toBeGreaterThanOrEqual(0.9);
   }, 60_000);
 
   it('holds the shop set, the hardest one, at its measured levels', async () => {
@@ -44,13 +44,13 @@ describe('engram eval recall on the labeled sets', () => {
     expect(report.unrelatedPrompts).toBeGreaterThanOrEqual(20);
     expect(report.recall).toBeGreaterThanOrEqual(0.8);
     expect(report.silence).toBeGreaterThanOrEqual(0.75);
-    expect(report.precision).toBeGreaterThanOrEqual(0.55);
+    expect(report.precision).toBeGreaterThanOrEqual(0.64);
   }, 60_000);
 
   it('generalises to the set never tuned on: silent on every unrelated prompt', async () => {
     const report = await evalSet('heldout-ml');
-    expect(report.recall).toBeGreaterThanOrEqual(0.8);
+    expect(report.recall).toBeGreaterThanOrEqual(0.84);
     expect(report.silence).toBe(1);
-    expect(report.precision).toBeGreaterThanOrEqual(0.7);
+    expect(report.precision).toBeGreaterThanOrEqual(0.82);
   }, 60_000);
 });
