@@ -31,10 +31,11 @@ describe('agent memory is isolated', () => {
     );
 
     expect(await w.recalled('database migrations', 'reviewer')).toEqual(['reviewer-migrations.md']);
-    expect(await w.recalled('database migrations', 'planner')).toEqual([
-      'planner-migrations.md',
-      'planner-rollback.md',
-    ]);
+    // Each planner memory answers a part of this prompt of its own (two that add nothing to each
+    // other would not both be recalled).
+    expect(
+      await w.recalled('database migrations: the deploys and the rollback', 'planner'),
+    ).toEqual(['planner-migrations.md', 'planner-rollback.md']);
     expect(await w.recalled('database migrations')).toEqual(['main-migrations.md']);
     // An agent with no memory on the topic gets nothing, not the main memory.
     expect(await w.recalled('database migrations', 'tester')).toEqual([]);
