@@ -29,7 +29,6 @@ flag: toggle launchdarkly
 incident: outage postmortem
 language: 语言 中文 英文 chinese english
 colour: color hex palette
-frontend: ui react component javascript js browser
 doc: docs documentation readme 文档
 `;
 
