@@ -400,6 +400,13 @@ describe('the warm hook server', () => {
     const orphan = await startServer(removed);
     await rm(removed.home, { recursive: true, force: true });
     await until('the server of a removed home exits', () => !alive(orphan.pid));
+    // Started after its home was removed (a hook's server, late): it does not bring it back.
+    const late = spawn(process.execPath, [HOOK, 'hook-server', removed.engramHome], {
+      env: removed.served,
+      stdio: 'ignore',
+    });
+    expect(await new Promise((done) => late.once('exit', done))).toBe(1);
+    expect(existsSync(removed.home)).toBe(false);
 
     // A build of our own (the shared one must not change under other tests).
     const build = await mkdtemp(join(REPO, 'node_modules', '.engram-test-build-'));
@@ -483,11 +490,12 @@ describe('the warm hook server', () => {
           prompt: 'secret victim hard target corpus sentinel outside',
         });
       const args = ['hook', 'user-prompt-submit', '--no-model'];
-      const direct = { ...c.env, ENGRAM_NO_DAEMON: '1' };
-      const first = await runHook(HOOK, args, input('a'), c.env, c.project);
+      const { ENGRAM_NO_DAEMON: _, ...env } = c.env;
+      const direct = { ...env, ENGRAM_NO_DAEMON: '1' };
+      const first = await runHook(HOOK, args, input('a'), env, c.project);
       await until('the server answers', async () => (await statuses(c.engramHome))[0]);
       for (const dirArgs of [[], ['--dir', c.memory]]) {
-        const viaServer = await runHook(HOOK, [...args, ...dirArgs], input('b'), c.env, c.project);
+        const viaServer = await runHook(HOOK, [...args, ...dirArgs], input('b'), env, c.project);
         const inProcess = await runHook(HOOK, [...args, ...dirArgs], input('c'), direct, c.project);
         expect(viaServer).toEqual(inProcess);
         for (const out of [first.stdout, viaServer.stdout, viaServer.stderr]) {

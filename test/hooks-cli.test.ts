@@ -482,7 +482,12 @@ describe('engram hook install / uninstall', () => {
     const { execFileSync } = await import('node:child_process');
     const out = execFileSync('/bin/sh', ['-c', `${command} --dir ${memoryDir}`], {
       input: hookJson('SessionStart', { source: 'startup' }),
-      env: { PATH: '/nonexistent', HOME: root, ENGRAM_HOME: join(root, '.engram') },
+      env: {
+        PATH: '/nonexistent',
+        HOME: root,
+        ENGRAM_HOME: join(root, '.engram'),
+        ENGRAM_NO_DAEMON: '1',
+      },
       encoding: 'utf8',
     });
     expect(JSON.parse(out).hookSpecificOutput.hookEventName).toBe('SessionStart');

@@ -81,9 +81,18 @@ function answers(path: string): Promise<boolean> {
   });
 }
 
-/** The run folder, made 0700 if it is ours; a folder of someone else, or a link: undefined. */
-function ownRunDir(runDir: string, uid: number): string | undefined {
-  mkdirSync(runDir, { recursive: true, mode: 0o700 });
+/**
+ * The run folder, made 0700 if it is ours; a folder of someone else, or a link: undefined. The
+ * engram home itself is never created: a home removed before the server started (a test's temp
+ * home, say) must stay removed, and the server then has nothing to serve.
+ */
+function ownRunDir(home: string, runDir: string, uid: number): string | undefined {
+  try {
+    if (!statSync(home).isDirectory()) return undefined;
+    mkdirSync(runDir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return undefined;
+  }
   const dir = lstatSync(runDir);
   if (!dir.isDirectory() || dir.uid !== uid) return undefined;
   if ((dir.mode & 0o077) !== 0) chmodSync(runDir, 0o700);
@@ -192,7 +201,7 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
   const key = hookServerKey(processKeyParts(options.home, build));
   const socketPath = hookSocketPath(options.home, key);
   const runDir = hookRunDir(options.home);
-  if (socketPath === undefined || ownRunDir(runDir, uid) === undefined) return 1;
+  if (socketPath === undefined || ownRunDir(options.home, runDir, uid) === undefined) return 1;
 
   const queue: Job[] = [];
   let running = false;

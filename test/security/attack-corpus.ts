@@ -501,6 +501,8 @@ export async function setupWorld(prefix = 'engram-corpus-'): Promise<World> {
     HOME: home,
     ENGRAM_HOME: engramHome,
     ENGRAM_MANAGED_DIR: join(home, 'managed'),
+    // Each hook in its own process; the hook server's door has its own corpus test.
+    ENGRAM_NO_DAEMON: '1',
   };
   return {
     top,
