@@ -1,5 +1,4 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errnoCode } from '../util/errors.js';
 
@@ -105,20 +104,16 @@ export function metricsPathFor(memoryDir: string): string {
   return join(memoryDir, RECALL_METRICS_FILE);
 }
 
-/**
- * Append one shape as a JSON line (the directory is created when missing). One synchronous
- * append of a line: recall appends every turn before it answers, and an async append (open,
- * write, close on the thread pool) cost a long-running server more than the write itself.
- */
+/** Append one shape as a JSON line (the directory is created when missing). */
 export async function appendRecallMetrics(path: string, shape: RecallShape): Promise<void> {
   const line = `${JSON.stringify(shape)}\n`;
   try {
     // Every turn appends: the folder is made only when it is missing, not asked for each time.
-    appendFileSync(path, line, { mode: 0o600 });
+    await appendFile(path, line, { mode: 0o600 });
   } catch (error) {
     if (errnoCode(error) !== 'ENOENT') throw error;
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    appendFileSync(path, line, { mode: 0o600 });
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    await appendFile(path, line, { mode: 0o600 });
   }
 }
 
