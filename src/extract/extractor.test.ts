@@ -116,7 +116,7 @@ describe('mutual exclusion with the main agent', () => {
       status: 'skipped',
       reason: 'main_agent_wrote',
     });
-    expect(await ex.drain(1000)).toBe(true);
+    expect(await ex.drain()).toBe(true);
     expect(server.requests).toHaveLength(0);
     expect(ex.state().cursor).toBe('a2');
     expect(runs[0]).toMatchObject({
@@ -127,7 +127,7 @@ describe('mutual exclusion with the main agent', () => {
 
     // The next turn starts after the main agent's write: only the two new messages are offered.
     ex.onTurnEnd(context([...messages, user('u3', 'Thanks.'), assistant('a3', 'Sure.')]));
-    await ex.drain(5000);
+    await ex.drain();
     expect(server.requests).toHaveLength(1);
     expect(forkPrompt(0)).toContain('last ~2 messages');
   });
@@ -139,13 +139,13 @@ describe('at-least-once cursor', () => {
     server.push({ error: { status: 400, message: 'bad request' } });
     const first = [user('u1', 'Our release freeze starts Thursday.'), assistant('a1', 'Noted.')];
     expect(ex.onTurnEnd(context(first)).status).toBe('started');
-    await ex.drain(5000);
+    await ex.drain();
     expect(runs[0]).toMatchObject({ outcome: 'failed', reason: 'error', cursorAfter: undefined });
     expect(ex.state().cursor).toBeUndefined();
 
     server.push({ text: 'Nothing to save.' });
     ex.onTurnEnd(context([...first, user('u2', 'Go on.'), assistant('a2', 'Done.')]));
-    await ex.drain(5000);
+    await ex.drain();
     expect(server.requests).toHaveLength(2);
     const resent = JSON.stringify(server.requests[1]?.body.messages);
     expect(resent).toContain('Our release freeze starts Thursday.');
@@ -165,7 +165,7 @@ describe('coalescing', () => {
       expect(ex.onTurnEnd(context([...history])).status).toBe('queued');
     }
     expect(ex.state()).toMatchObject({ inProgress: true, hasPending: true });
-    expect(await ex.drain(10_000)).toBe(true);
+    expect(await ex.drain()).toBe(true);
     expect(server.requests).toHaveLength(2);
     expect(runs.map((r) => [r.trailing, r.cursorBefore, r.cursorAfter, r.newMessageCount])).toEqual(
       [
@@ -203,7 +203,7 @@ describe('the fork request', () => {
     const ex = extractor({ model });
     server.push({ text: 'Nothing worth saving.' });
     ex.onTurnEnd(context([...messages, { ...reply.message, id: 'a1' }]));
-    await ex.drain(5000);
+    await ex.drain();
 
     const [main, fork] = server.requests;
     // System, tools and messages: identical bytes, cache breakpoints included. The main request
@@ -237,7 +237,7 @@ describe('the fork request', () => {
     const ex = extractor({ model });
     server.push({ text: 'Nothing worth saving.' });
     ex.onTurnEnd(context([...messages, { ...reply.message, id: 'a1' }]));
-    await ex.drain(5000);
+    await ex.drain();
     const [main, fork] = server.requests;
     const shared = JSON.stringify(main?.body.messages).slice(0, -1); // without the closing ]
     expect(fork?.rawBody).toContain(`"messages":${shared},`);
@@ -293,7 +293,7 @@ describe('sandbox and saving', () => {
       tools: [...FILE_TOOL_DEFINITIONS, deleting.definition, shell.definition],
       messages: [user('u1', 'hello'), assistant('a1', 'hi')],
     });
-    await ex.drain(5000);
+    await ex.drain();
     expect(runs[0]?.toolCalls.map((c) => c.allowed)).toEqual([false, false, false, false, false]);
     expect(runs[0]?.toolCalls[3]?.result).toMatch(/delet/i);
     expect(await snapshot(root)).toEqual(before);
@@ -328,7 +328,7 @@ describe('sandbox and saving', () => {
           assistant('a1', 'Understood, I removed them.'),
         ]),
       );
-      await ex.drain(5000);
+      await ex.drain();
       expect(await readFile(join(memoryDir, 'no-try-catch.md'), 'utf8')).toBe(MEMORY);
       const entries = parseIndexEntries((await readIndexRaw(memoryDir)) ?? '');
       expect(entries.map((e) => e.file)).toEqual(['no-try-catch.md']);
@@ -386,7 +386,7 @@ describe('sandbox and saving', () => {
       tools: [memoryTool.definition],
       messages: [user('u1', 'Stop adding try/catch.'), assistant('a1', 'OK.')],
     });
-    await ex.drain(5000);
+    await ex.drain();
     expect(runs[0]?.toolCalls.map((c) => [c.allowed, c.isError])).toEqual([
       [true, false],
       [false, true],
@@ -424,7 +424,7 @@ describe('sandbox and saving', () => {
       tools: [definition],
       messages: [user('u1', 'I never want try/catch, anywhere.'), assistant('a1', 'OK.')],
     });
-    await ex.drain(5000);
+    await ex.drain();
     expect(runs[0]?.toolCalls.map((c) => c.allowed)).toEqual([true, false]);
     expect(await readFile(join(userDir, 'no-try-catch.md'), 'utf8')).toBe(fact);
     const entries = parseIndexEntries((await readIndexRaw(userDir)) ?? '');
@@ -472,7 +472,7 @@ describe('sandbox and saving', () => {
       tools: claudeTools,
       messages: [user('u1', 'Stop adding try/catch.'), assistant('a1', 'OK.')],
     });
-    await ex.drain(5000);
+    await ex.drain();
     expect(runs[0]?.toolCalls.map((c) => [c.name, c.allowed, c.isError])).toEqual([
       ['Write', true, false],
       ['Write', true, false],
@@ -498,7 +498,7 @@ describe('sandbox and saving', () => {
       { text: 'Done.' },
     );
     ex.onTurnEnd(context([user('u1', 'x'), assistant('a1', 'y')]));
-    await ex.drain(5000);
+    await ex.drain();
     expect(runs[0]?.notice).toBe('Saved 1 memory: a.md');
     expect(runs[0]?.warnings).toEqual([
       expect.stringContaining('a.md: no line in MEMORY.md points to it'),
@@ -512,7 +512,7 @@ describe('failure modes and lifecycle', () => {
     for (let i = 0; i < 6; i++)
       server.push({ toolUse: [{ name: 'list', input: { path: memoryDir } }] });
     ex.onTurnEnd(context([user('u1', 'x'), assistant('a1', 'y')]));
-    await ex.drain(5000);
+    await ex.drain();
     expect(server.requests).toHaveLength(5);
     expect(runs[0]).toMatchObject({
       outcome: 'failed',
@@ -538,7 +538,7 @@ describe('failure modes and lifecycle', () => {
     expect(ex.onTurnEnd(context(history))).toEqual({ status: 'skipped', reason: 'throttled' });
     history.push(user('u2', 'c'), assistant('a2', 'd'));
     expect(ex.onTurnEnd(context(history)).status).toBe('started');
-    await ex.drain(5000);
+    await ex.drain();
     expect(server.requests).toHaveLength(1);
     expect(forkPrompt(0)).toContain('last ~4 messages');
   });
@@ -552,7 +552,7 @@ describe('failure modes and lifecycle', () => {
     expect(
       ex.onTurnEnd(context([...history, broken, user('u2', 'two'), assistant('a2', 'two')])),
     ).toEqual({ status: 'queued' });
-    expect(await ex.drain(5000)).toBe(true);
+    expect(await ex.drain()).toBe(true);
     expect(runs.map((r) => [r.trailing, r.outcome])).toEqual([
       [false, 'nothing_saved'],
       [true, 'failed'],
@@ -565,7 +565,7 @@ describe('failure modes and lifecycle', () => {
     const live = [user('u1', 'one'), assistant('a1', 'reply one')];
     ex.onTurnEnd(context(live));
     live.push(user('u2', 'next question typed right away'));
-    await ex.drain(5000);
+    await ex.drain();
     const sent = server.requests[0]?.body.messages as unknown[];
     expect(sent).toHaveLength(3);
     expect(JSON.stringify(sent)).not.toContain('next question');
@@ -583,12 +583,12 @@ describe('failure modes and lifecycle', () => {
     server.push(answer, answer);
     a.onTurnEnd(context([user('u1', 'x'), assistant('a1', 'y')]));
     b.onTurnEnd(context([user('v1', 'second conversation'), assistant('b1', 'y')]));
-    expect(await b.drain(5000)).toBe(true);
+    expect(await b.drain()).toBe(true);
     expect(b.state()).toMatchObject({ cursor: 'b1', inProgress: false });
     expect(a.state()).toMatchObject({ cursor: undefined, inProgress: true });
     expect(await a.drain(50)).toBe(false);
     a.abort();
-    expect(await a.drain(5000)).toBe(true);
+    expect(await a.drain()).toBe(true);
     expect(a.state().cursor).toBeUndefined();
     expect(runs.find((r) => r.cursorBefore === undefined && r.outcome === 'failed')?.reason).toBe(
       'aborted',

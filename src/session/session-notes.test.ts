@@ -89,7 +89,7 @@ describe('createSessionNotes', () => {
     const compacted = await notes.compact(messages);
     // Timed out, not finished: compaction went on without the update's late answer.
     expect(compacted.wait.outcome).toBe('timeout');
-    await notes.drain(10_000);
+    await notes.drain(60_000);
   });
 
   it('onTurnEnd returns at once; compaction waits for the running update and uses its notes', async () => {
@@ -133,7 +133,7 @@ describe('createSessionNotes', () => {
     expect(result.wait.waitedMs).toBeGreaterThan(0);
     expect(result.method).toBe('notes');
     expect(JSON.stringify(result.messages[0])).toContain('m0-m5 clean; m6 next.');
-    expect(await notes.drain(1_000)).toBe(true);
+    expect(await notes.drain(60_000)).toBe(true);
     expect(outcomes.map((o) => o.status)).toEqual(['updated']);
   });
 
@@ -151,7 +151,7 @@ describe('createSessionNotes', () => {
     notes.onTurnEnd({ tools: [], messages: conversation(5) });
     const latest = conversation(7);
     notes.onTurnEnd({ tools: [], messages: latest });
-    expect(await notes.drain(5_000)).toBe(true);
+    expect(await notes.drain(60_000)).toBe(true);
     expect(outcomes.map((o) => o.status)).toEqual(['updated', 'updated']);
     // The second conversation was dropped: the follow-up took the newest one.
     expect(outcomes[1]!.cursor!.lastMessageId).toBe(latest.at(-1)!.id);
@@ -177,7 +177,7 @@ describe('createSessionNotes', () => {
       onUpdate: (o) => failures.push(o),
     });
     bad.onTurnEnd({ tools: [], messages: conversation(6) });
-    expect(await bad.drain(1_000)).toBe(true);
+    expect(await bad.drain(60_000)).toBe(true);
     expect(failures.map((f) => f.status)).toEqual(['failed']);
     expect(failures[0]!.reason).toMatch(/Invalid session id/);
   });

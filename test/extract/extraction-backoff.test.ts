@@ -21,7 +21,7 @@ describe('an extraction that keeps hitting max_turns backs off', () => {
     });
     const first = turn(1, 'heron listens on port 9464.');
     ex.onTurnEnd(ctx(first));
-    await ex.drain(10_000);
+    await ex.drain();
     expect(server.requests).toHaveLength(5);
     expect(runs.at(-1)?.reason).toBe('max_turns');
     // The same messages again: not repeated, and said once.
@@ -34,7 +34,7 @@ describe('an extraction that keeps hitting max_turns backs off', () => {
     expect(server.requests).toHaveLength(5);
     // A new turn is a new signal: one more try.
     ex.onTurnEnd(ctx([...first, ...turn(2, 'and it logs to journald.')]));
-    await ex.drain(10_000);
+    await ex.drain();
     expect(server.requests).toHaveLength(10);
   }, 60_000);
 });

@@ -47,7 +47,7 @@ describe('createExtractor against the scripted server: cursor, fork prefix and s
       msg('a2', 'assistant', 'Saved it.'),
     ];
     ex.onTurnEnd(ctx(messages));
-    expect(await ex.drain(5_000)).toBe(true);
+    expect(await ex.drain()).toBe(true);
     expect(server.requests.length).toBe(0);
     expect(ex.state().cursor).toBe('a2');
     expect(runs.at(-1)?.outcome).toBe('skipped');
@@ -65,12 +65,12 @@ describe('createExtractor against the scripted server: cursor, fork prefix and s
     });
     const first = turn(1, 'heron must never block on the UDP socket — the marker is ZEBRA-17.');
     ex.onTurnEnd(ctx(first));
-    await ex.drain(5_000);
+    await ex.drain();
     expect(runs.at(-1)?.outcome).toBe('failed');
     expect(ex.state().cursor).toBeUndefined();
     const second = [...first, ...turn(2, 'Also: metrics names are snake_case.')];
     ex.onTurnEnd(ctx(second));
-    await ex.drain(5_000);
+    await ex.drain();
     const retry = server.requests.at(-1)?.body;
     expect(JSON.stringify(retry.messages)).toContain('ZEBRA-17');
     // The instruction covers the first turn's messages again, not just the newest two.
@@ -96,7 +96,7 @@ describe('createExtractor against the scripted server: cursor, fork prefix and s
       expect(ex.onTurnEnd(ctx(messages)).status).toBe('queued');
     }
     expect(ex.state().hasPending).toBe(true);
-    expect(await ex.drain(10_000)).toBe(true);
+    expect(await ex.drain()).toBe(true);
     expect(server.requests.length).toBe(2);
     const ran = runs.filter((r) => r.outcome !== 'skipped');
     expect(ran.length).toBe(2);
@@ -125,7 +125,7 @@ describe('createExtractor against the scripted server: cursor, fork prefix and s
     const main = server.requests[0]?.body;
     const ex = createExtractor({ memoryDir, model });
     ex.onTurnEnd(ctx(messages));
-    await ex.drain(5_000);
+    await ex.drain();
     const fork = server.requests[1]?.body;
     expect(JSON.stringify(fork.system)).toBe(JSON.stringify(main.system));
     expect(JSON.stringify(fork.tools)).toBe(JSON.stringify(main.tools));
@@ -189,7 +189,7 @@ Never call unwrap() in the daemon code.
       onRun: (r) => runs.push(r),
     });
     ex.onTurnEnd(ctx(turn(1, 'Stop using unwrap() in the daemon, a panic kills telemetry.')));
-    expect(await ex.drain(5_000)).toBe(true);
+    expect(await ex.drain()).toBe(true);
     const refusals = runs.at(-1)?.toolCalls.slice(0, 3) ?? [];
     expect(refusals.map((c) => c.isError)).toEqual([true, true, true]);
     expect(JSON.stringify(server.requests[1]?.body.messages.at(-1))).toContain('"is_error":true');

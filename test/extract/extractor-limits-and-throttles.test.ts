@@ -17,7 +17,7 @@ describe('createExtractor against the scripted server: limits, doors and throttl
       onRun: (r) => runs.push(r),
     });
     ex.onTurnEnd(ctx(turn(1, 'heron listens on port 9464.')));
-    await ex.drain(5_000);
+    await ex.drain();
     expect(server.requests.length).toBe(5);
     expect(runs.at(-1)?.outcome).toBe('failed');
     expect(runs.at(-1)?.reason).toBe('max_turns');
@@ -29,14 +29,14 @@ describe('createExtractor against the scripted server: limits, doors and throttl
     const a = createExtractor({ memoryDir: await fresh('a'), model: scriptedModel(server) });
     const b = createExtractor({ memoryDir: await fresh('b'), model: scriptedModel(server) });
     a.onTurnEnd(ctx(turn(1, 'alpha')));
-    await a.drain(5_000);
+    await a.drain();
     expect(a.state().cursor).toBe('a1');
     expect(b.state().cursor).toBeUndefined();
     server.push({ text: 'slow', delayMs: 5_000 });
     b.onTurnEnd(ctx(turn(7, 'beta')));
     expect(await b.drain(150)).toBe(false);
     b.abort();
-    await b.drain(5_000);
+    await b.drain();
     expect(b.state().cursor).toBeUndefined();
   });
 
@@ -134,7 +134,7 @@ describe('createExtractor against the scripted server: limits, doors and throttl
       },
     ];
     expect(ex.onTurnEnd(ctx(pending)).status).toBe('ignored');
-    await ex.drain(1_000);
+    await ex.drain();
     expect(server.requests.length).toBe(0);
   });
 });
