@@ -200,7 +200,13 @@ describe('the warm hook server', () => {
         () =>
           writeFile(
             join(w.memory, 'billing.md'),
-            memoryText('billing.md', 'the kubelet pod eviction runbook', 'Drain first.'),
+            // Now as good a match as pods.md and fresher: recall keeps a memory that shares only
+            // the words of a better one as a near tie, so a weaker one would not show the edit.
+            memoryText(
+              'billing.md',
+              'kubelet evicts pods when node memory runs low',
+              'Drain first.',
+            ),
           ),
       ],
       [
