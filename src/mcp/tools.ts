@@ -203,16 +203,15 @@ export async function listTool(
     ? scan.memories
     : scan.memories.filter((m) => m.status === 'active');
   const hidden = scan.memories.length - shown.length;
-  const counts = `${shown.length} ${shown.length === 1 ? 'memory' : 'memories'}${hidden > 0 ? ` (${hidden} revoked not shown)` : ''} in ${ctx.dir}`;
+  let counts = `${shown.length} ${shown.length === 1 ? 'memory' : 'memories'}${hidden > 0 ? ` (${hidden} revoked not shown)` : ''} in ${ctx.dir}`;
   const lines = shown.map(formatManifestLine);
-  // The user layer's memories follow, each saying where it came from.
+  // The user layer's memories follow, each saying where it came from; the heading counts them too.
   const user = ctx.engram?.memoryChain.find((l) => l.layer === 'user');
   if (user) {
     const theirs = await scanMemories(user.dir, { cap: Number.POSITIVE_INFINITY });
-    for (const m of theirs.memories) {
-      if (args.include_revoked || m.status === 'active')
-        lines.push(`${formatManifestLine(m)} (user layer, ${user.dir})`);
-    }
+    const listed = theirs.memories.filter((m) => args.include_revoked || m.status === 'active');
+    for (const m of listed) lines.push(`${formatManifestLine(m)} (user layer, ${user.dir})`);
+    if (listed.length > 0) counts += `, and ${listed.length} in the user layer (${user.dir})`;
   }
   return { text: lines.length === 0 ? counts : `${counts}\n${lines.join('\n')}` };
 }

@@ -56,6 +56,9 @@ async function call(name: string, args: Record<string, unknown> = {}): Promise<s
 describe('MCP tools with a user layer', () => {
   it('lists, reads and audits the user layer, each result naming it', async () => {
     const listed = (await call('memory_list')).split('\n');
+    // The heading counts what follows: the project's memories and the user layer's.
+    expect(listed[0]).toMatch(/^\d+ memor(y|ies) in .*, and 1 in the user layer \(/);
+    expect(listed[0]).toContain(userDir);
     expect(listed.find((l) => l.includes('release-freeze.md'))).not.toMatch(/layer/);
     expect(listed.find((l) => l.includes('answer-in-chinese.md'))).toContain(
       `(user layer, ${userDir})`,
