@@ -223,7 +223,7 @@ describe('the warm hook server', () => {
       ['a prompt about something else', async () => undefined],
     ];
     let served = server.served;
-    for (const [i, [step, edit]] of steps.entries()) {
+    for (const [step, edit] of steps) {
       await edit();
       const extra = step === 'a prompt about something else' ? { prompt: 'when are invoices' } : {};
       const viaServer = await runHook(HOOK, w.args, w.input('a', extra), w.served, w.project);
@@ -234,7 +234,6 @@ describe('the warm hook server', () => {
       expect(now?.pid, step).toBe(server.pid);
       expect(now?.served, `${step}: answered by the server`).toBe(served + 1);
       served = now!.served;
-      if (i === 1) expect(viaServer.stdout).toContain('billing.md');
       if (step === 'a deleted file') expect(viaServer.stdout).not.toContain('pods.md');
       if (step === 'settings that turn memory off') expect(viaServer.stdout).toBe('{}\n');
     }
