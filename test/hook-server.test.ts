@@ -234,6 +234,7 @@ describe('the warm hook server', () => {
       expect(now?.pid, step).toBe(server.pid);
       expect(now?.served, `${step}: answered by the server`).toBe(served + 1);
       served = now!.served;
+      if (step === 'an in-place edit') expect(viaServer.stdout).toContain('billing.md');
       if (step === 'a deleted file') expect(viaServer.stdout).not.toContain('pods.md');
       if (step === 'settings that turn memory off') expect(viaServer.stdout).toBe('{}\n');
     }
