@@ -31,6 +31,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
+import { shortHash } from '../util/short-hash.js';
 
 /** `buffer.isAscii` (Node 20.16 and later). */
 const isAscii = (buffer as { isAscii?: (b: Uint8Array) => boolean }).isAscii;
@@ -52,18 +53,6 @@ export interface LoadedBundle<T> {
 
 function checksum(data: Uint8Array): Buffer {
   return createHash(CHECKSUM).update(data).digest();
-}
-
-/** A short hash of a short text (FNV-1a, 2 × 32 bits): the cache file's name. Pure. */
-function nameHash(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
-  }
-  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }
 
 /** The cache's bytes if the file is whole and ours; undefined otherwise. */
@@ -117,7 +106,7 @@ export function loadCachedBundle<T>(
   const bytes = readFileSync(bundlePath);
   const source = bytes.toString(isAscii?.(bytes) ? 'latin1' : 'utf8');
   const file = statSync(bundlePath);
-  const key = nameHash(
+  const key = shortHash(
     JSON.stringify([
       bundlePath,
       file.size,

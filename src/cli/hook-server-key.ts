@@ -10,6 +10,7 @@
  */
 import { lstatSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { shortHash } from '../util/short-hash.js';
 
 /** Bumped when a message changes shape: it is part of the key, so old and new never talk. */
 export const HOOK_SERVER_PROTOCOL = 1;
@@ -128,18 +129,6 @@ export interface HookServerKeyParts {
   uid: number;
 }
 
-/** A short hash (FNV-1a, 2 × 32 bits). Not a secret: it names a socket. Pure. */
-function hash(text: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995) ^ (b >>> 15);
-  }
-  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
-}
-
 /** The full key text a server compares each request's with (the socket's name is its hash). Pure. */
 export function hookServerKey(parts: HookServerKeyParts): string {
   return JSON.stringify([
@@ -173,7 +162,7 @@ export function hookRunDir(home: string): string {
 
 /** The server's socket for a key, or undefined when the path would be too long to bind. Pure. */
 export function hookSocketPath(home: string, key: string): string | undefined {
-  const path = join(hookRunDir(home), `hook-${hash(key)}.sock`);
+  const path = join(hookRunDir(home), `hook-${shortHash(key)}.sock`);
   return path.length <= MAX_SOCKET_PATH ? path : undefined;
 }
 
