@@ -6,6 +6,7 @@
  */
 import type { HookCommandName } from '../hooks/input.js';
 import type { HookOptions } from './hook-run.js';
+import { readLeanOptions } from './lean-argv.js';
 
 /** Kept equal to Object.keys(HOOK_EVENTS) by a test; listed here so this file imports nothing. */
 export const LEAN_HOOK_EVENTS: readonly HookCommandName[] = [
@@ -23,6 +24,13 @@ const VALUE_OPTIONS: Record<string, keyof HookOptions> = {
   '--budget-ms': 'budgetMs',
 };
 
+const SWITCHES = {
+  '--json': ['json', true],
+  '--no-model': ['model', false],
+  '--wait': ['wait', true],
+  '--no-verify': ['verify', false],
+} as const;
+
 export interface LeanHookCall {
   event: HookCommandName;
   options: HookOptions;
@@ -33,23 +41,7 @@ export function parseLeanHookArgv(argv: readonly string[]): LeanHookCall | undef
   if (argv[0] !== 'hook') return undefined;
   const event = LEAN_HOOK_EVENTS.find((e) => e === argv[1]);
   if (event === undefined) return undefined;
-  const options: HookOptions = {};
-  for (let i = 2; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--json') options.json = true;
-    else if (arg === '--no-model') options.model = false;
-    else if (arg === '--wait') options.wait = true;
-    else if (arg === '--no-verify') options.verify = false;
-    else {
-      const eq = arg.indexOf('=');
-      const flag = eq > 0 ? arg.slice(0, eq) : arg;
-      const key = VALUE_OPTIONS[flag];
-      if (key === undefined) return undefined;
-      const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-      // A missing value or one that looks like an option: let commander decide and explain.
-      if (value === undefined || (eq < 0 && value.startsWith('-'))) return undefined;
-      (options as Record<string, unknown>)[key] = value;
-    }
-  }
+  const options = readLeanOptions(argv, 2, SWITCHES, VALUE_OPTIONS) as HookOptions | undefined;
+  if (options === undefined) return undefined;
   return { event, options };
 }

@@ -5,7 +5,10 @@
  * behaviour never differs; this only spares a long-running server the memory and start-up of
  * commander and every other command (the web inspector's server, markdown rendering, ...).
  */
+import { readLeanOptions } from './lean-argv.js';
 import type { McpCommandOptions } from './mcp-run.js';
+
+const SWITCHES = { '--json': ['json', true], '--no-model': ['model', false] } as const;
 
 const VALUE_OPTIONS: Record<string, 'dir' | 'memoryDir' | 'cwd'> = {
   '--dir': 'dir',
@@ -16,21 +19,5 @@ const VALUE_OPTIONS: Record<string, 'dir' | 'memoryDir' | 'cwd'> = {
 /** The `engram mcp` call `argv` asks for, or undefined when the full CLI must parse it. Pure. */
 export function parseLeanMcpArgv(argv: readonly string[]): McpCommandOptions | undefined {
   if (argv[0] !== 'mcp') return undefined;
-  const options: McpCommandOptions = {};
-  for (let i = 1; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--json') options.json = true;
-    else if (arg === '--no-model') options.model = false;
-    else {
-      const eq = arg.indexOf('=');
-      const flag = eq > 0 ? arg.slice(0, eq) : arg;
-      const key = VALUE_OPTIONS[flag];
-      if (key === undefined) return undefined;
-      const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-      // A missing value or one that looks like an option: let commander decide and explain.
-      if (value === undefined || (eq < 0 && value.startsWith('-'))) return undefined;
-      options[key] = value;
-    }
-  }
-  return options;
+  return readLeanOptions(argv, 1, SWITCHES, VALUE_OPTIONS) as McpCommandOptions | undefined;
 }
