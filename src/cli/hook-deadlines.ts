@@ -24,3 +24,33 @@ export function hookDeadlineMs(
   if (Number.isInteger(override) && override > 0) return override;
   return HOOK_DEADLINES_MS[name === 'stop' && opts.wait ? 'stop-wait' : name];
 }
+
+/** The message a hook that ran out of its deadline leaves on stderr (in-process and served). */
+export function hookDeadlineText(name: string, deadlineMs: number): string {
+  return `engram: the ${name} hook stopped at its ${deadlineMs} ms deadline without finishing; nothing more was done this time.\n`;
+}
+
+/** The default `--budget-ms` of the prompt hook (DEFAULT_RECALL_BUDGET_MS; kept equal by a test). */
+export const PROMPT_BUDGET_MS = 5_000;
+
+/** The prompt hook's `--budget-ms` as a number, or undefined when it is not a positive integer. Pure. */
+export function promptBudgetMs(options: HookOptions): number | undefined {
+  const budget = options.budgetMs === undefined ? PROMPT_BUDGET_MS : Number(options.budgetMs);
+  return Number.isInteger(budget) && budget > 0 ? budget : undefined;
+}
+
+/**
+ * `options` with the time already spent waiting (for a server, or for its turn in one) taken off
+ * the prompt hook's budget: `--budget-ms` bounds the hook as a whole, whichever way it ran. Pure.
+ */
+export function budgetAfterWait(
+  event: HookCommandName,
+  options: HookOptions,
+  waitedMs: number,
+): HookOptions {
+  const budget =
+    event === 'user-prompt-submit' && waitedMs >= 1 ? promptBudgetMs(options) : undefined;
+  return budget === undefined
+    ? options
+    : { ...options, budgetMs: String(Math.max(1, budget - waitedMs)) };
+}

@@ -14,7 +14,12 @@ import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
 import type { LeanHookCall } from './hook-argv.js';
 import { askHookServer, type HookClientOutcome } from './hook-client.js';
-import { hookDeadlineMs } from './hook-deadlines.js';
+import {
+  budgetAfterWait,
+  hookDeadlineMs,
+  hookDeadlineText,
+  promptBudgetMs,
+} from './hook-deadlines.js';
 import type { HookOptions, HookRunReport, runHookCommand as RunHookCommand } from './hook-run.js';
 import type { serveHooks as ServeHooks } from './hook-server.js';
 import {
@@ -48,15 +53,10 @@ export interface HookEntry {
   loadRunner(home: string): Promise<HookRunner>;
 }
 
-/** The default `--budget-ms` of the prompt hook (DEFAULT_RECALL_BUDGET_MS; kept equal by a test). */
-export const PROMPT_BUDGET_MS = 5_000;
+export { PROMPT_BUDGET_MS } from './hook-deadlines.js';
+
 /** The longest a client waits for a busy server to take its request. */
 const MAX_READY_WAIT_MS = 1_000;
-
-function budgetOf(options: HookOptions): number | undefined {
-  const budget = options.budgetMs === undefined ? PROMPT_BUDGET_MS : Number(options.budgetMs);
-  return Number.isInteger(budget) && budget > 0 ? budget : undefined;
-}
 
 async function runInProcess(
   call: LeanHookCall,
@@ -170,7 +170,8 @@ export async function launchHook(
   const stdinIsTty = isatty(0);
   const stdin = call.options.input === undefined && !stdinIsTty ? await readStdin() : '';
   const started = Date.now();
-  const budget = call.event === 'user-prompt-submit' ? budgetOf(call.options) : undefined;
+  const budget = call.event === 'user-prompt-submit' ? promptBudgetMs(call.options) : undefined;
+  const deadlineMs = hookDeadlineMs(call.event, call.options, env);
   const problem = hookDoorProblem(hookRunDir(home), socketPath, uid);
   const outcome: HookClientOutcome =
     problem !== undefined
@@ -190,7 +191,7 @@ export async function launchHook(
           },
           {
             readyWaitMs: Math.min(MAX_READY_WAIT_MS, Math.floor((budget ?? 4_000) / 4)),
-            answerWaitMs: hookDeadlineMs(call.event, call.options, env) + 2_000,
+            answerWaitMs: deadlineMs + 2_000,
             now: Date.now,
           },
         );
@@ -202,20 +203,12 @@ export async function launchHook(
   if (outcome.kind === 'deadline') {
     // The server took the request and never answered: the hook's own deadline answer.
     writeAll(1, '{}\n');
-    writeAll(
-      2,
-      `engram: the ${call.event} hook stopped at its ${hookDeadlineMs(call.event, call.options, env)} ms deadline without finishing; nothing more was done this time.\n`,
-    );
+    writeAll(2, hookDeadlineText(call.event, deadlineMs));
     return 1;
   }
   const io: CliIo = { ...processIoFor(), stdinIsTty, readStdin: async () => stdin };
-  // Time spent waiting on the server comes off the prompt's budget: `--budget-ms` bounds the
-  // hook as a whole, whichever way it ran.
-  const waited = Date.now() - started;
-  const options =
-    budget !== undefined && waited >= 1
-      ? { ...call.options, budgetMs: String(Math.max(1, budget - waited)) }
-      : call.options;
+  // Time spent waiting on the server comes off the prompt's budget.
+  const options = budgetAfterWait(call.event, call.options, Date.now() - started);
   const report: HookRunReport = {};
   const code = await runInProcess({ ...call, options }, io, entry, home, report);
   // A busy server is there already; a door of another user's is not ours to replace (a loose one

@@ -20,7 +20,7 @@ import type { Engram } from '../runtime/types.js';
 import { childProcess } from '../util/child-process.js';
 import { EngramError } from '../util/errors.js';
 import type { CommonOptions } from './common.js';
-import { hookDeadlineMs } from './hook-deadlines.js';
+import { hookDeadlineMs, hookDeadlineText } from './hook-deadlines.js';
 import type { CliIo } from './io.js';
 
 export { HOOK_DEADLINES_MS, hookDeadlineMs } from './hook-deadlines.js';
@@ -279,9 +279,7 @@ export async function runHookCommand(
     if (result === 'deadline') {
       report.deadline = true;
       io.stdout('{}\n');
-      io.stderr(
-        `engram: the ${name} hook stopped at its ${deadlineMs} ms deadline without finishing; nothing more was done this time.\n`,
-      );
+      io.stderr(hookDeadlineText(name, deadlineMs));
       return 1;
     }
     output = result;

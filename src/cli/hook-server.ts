@@ -21,8 +21,9 @@
 import { chmodSync, lstatSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { forgetSettingsTrust } from '../config/trust.js';
-import { parseLeanHookArgv } from './hook-argv.js';
+import { type LeanHookCall, parseLeanHookArgv } from './hook-argv.js';
 import type { HookServerRequest } from './hook-client.js';
+import { budgetAfterWait } from './hook-deadlines.js';
 import { type HookRunReport, runHookCommand } from './hook-run.js';
 import {
   hookBuildId,
@@ -57,6 +58,8 @@ const STALE_LOCK_MS = 10_000;
 interface Job {
   socket: Socket;
   request: HookServerRequest;
+  /** The hook call its argv asks for, read once when the request was taken. */
+  call: LeanHookCall;
   lines: AsyncIterator<string>;
 }
 
@@ -177,20 +180,25 @@ function lineReader(
   };
 }
 
-/** Why the server must not run this request, or undefined. */
-function declineReason(request: HookServerRequest, key: string): string | undefined {
-  if (request.key !== key) return 'another environment, build or home';
-  if (!SERVED_EVENTS.has(request.event) || !Array.isArray(request.argv)) return 'not served';
+/** The hook call the server may run for this request, or why it must not. */
+function acceptRequest(
+  request: HookServerRequest,
+  key: string,
+): { call: LeanHookCall } | { reason: string } {
+  if (request.key !== key) return { reason: 'another environment, build or home' };
+  if (!SERVED_EVENTS.has(request.event) || !Array.isArray(request.argv))
+    return { reason: 'not served' };
   const call = parseLeanHookArgv(request.argv);
-  if (call === undefined || call.event !== request.event) return 'not served';
-  if (typeof request.cwd !== 'string' || typeof request.stdin !== 'string') return 'malformed';
-  if (typeof request.env !== 'object' || request.env === null) return 'malformed';
+  if (call === undefined || call.event !== request.event) return { reason: 'not served' };
+  if (typeof request.cwd !== 'string' || typeof request.stdin !== 'string')
+    return { reason: 'malformed' };
+  if (typeof request.env !== 'object' || request.env === null) return { reason: 'malformed' };
   try {
-    if (!statSync(request.cwd).isDirectory()) return 'its folder is not a folder';
+    if (!statSync(request.cwd).isDirectory()) return { reason: 'its folder is not a folder' };
   } catch {
-    return 'its folder is gone';
+    return { reason: 'its folder is gone' };
   }
-  return undefined;
+  return { call };
 }
 
 /** Run the server until it has reason to exit; resolves with the exit code. */
@@ -237,14 +245,14 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
         return;
       }
       const request = message as HookServerRequest;
-      const reason = declineReason(request, key);
-      if (reason !== undefined) {
-        send(socket, { t: 'decline', reason });
+      const accepted = acceptRequest(request, key);
+      if ('reason' in accepted) {
+        send(socket, { t: 'decline', reason: accepted.reason });
         socket.end();
         return;
       }
       clearTimeout(idleTimer);
-      queue.push({ socket, request, lines });
+      queue.push({ socket, request, call: accepted.call, lines });
       void pump();
     });
   });
@@ -289,7 +297,7 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
   }
 
   async function serve(job: Job): Promise<void> {
-    const { socket, request, lines } = job;
+    const { socket, request, call, lines } = job;
     if (socket.destroyed) return;
     try {
       process.chdir(request.cwd);
@@ -313,15 +321,9 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
       socket.destroy();
       return;
     }
-    const call = parseLeanHookArgv(request.argv)!;
-    const opts = { ...call.options };
     // Time the client spent waiting for its turn comes off the prompt's budget, as it would in
-    // the client's own fallback: `--budget-ms` bounds the hook as a whole.
-    if (waitedMs >= 1 && call.event === 'user-prompt-submit') {
-      const budget = opts.budgetMs === undefined ? 5_000 : Number(opts.budgetMs);
-      if (Number.isInteger(budget) && budget > 0)
-        opts.budgetMs = String(Math.max(1, budget - waitedMs));
-    }
+    // the client's own fallback.
+    const opts = budgetAfterWait(call.event, call.options, waitedMs);
     const stdout: string[] = [];
     const stderr: string[] = [];
     const io: CliIo = {
