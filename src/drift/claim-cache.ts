@@ -46,7 +46,7 @@ export function memoryIdentity(file: string, content: string): string {
  * one synchronous call: recall reads it every turn, and the thread-pool round trips of an async
  * read (open, stat, read, close) cost a long-running server more than the read itself.
  */
-export async function readClaimCache(path: string): Promise<ClaimCache> {
+export function readClaimCache(path: string): ClaimCache {
   try {
     const data = JSON.parse(readFileSync(path, 'utf8')) as Partial<ClaimCache>;
     if (
@@ -88,7 +88,7 @@ export async function writeClaimCache(
   await withFileLock(
     `${path}.lock`,
     async () => {
-      const current = await readClaimCache(path);
+      const current = readClaimCache(path);
       const next: ClaimCache = {
         version: CLAIM_CACHE_VERSION,
         entries: { ...current.entries, ...updates },

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { realpathSync } from 'node:fs';
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { open, readdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { findGitLocation } from '../config/git-root.js';
 import { createConfinement, readDenyReason, resolveDenyContext } from '../confine/index.js';
@@ -23,9 +23,11 @@ export interface ProjectProbe {
   /**
    * A cheaper key read without starting a process (HEAD and the git index's size and mtime): what
    * a one-shot process on a turn's path can afford. It misses worktree edits git has not noticed
-   * yet, so it only ever selects a cached answer; checks are always keyed by `state()`.
+   * yet, so it only ever selects a cached answer; checks are always keyed by `state()`. Read
+   * synchronously (a few small files): the prompt hook waits for no verdict, and a key still in
+   * the thread pool when its scan ends left the turn without the cached one. Throws when unreadable.
    */
-  quickState(): Promise<string>;
+  quickState(): string;
   /** The project's files, relative with `/` separators (bounded). */
   files(): Promise<readonly string[]>;
   /**
@@ -156,7 +158,7 @@ export function walkProbe(root: string, options: ProbeOptions = {}): ProjectProb
     async state() {
       return `walk:${Math.floor(now() / WALK_STATE_TTL_MS)}`;
     },
-    async quickState() {
+    quickState() {
       return `walk:${Math.floor(now() / WALK_STATE_TTL_MS)}`;
     },
     files: list,
@@ -228,25 +230,31 @@ function realOrSelf(path: string): string {
 }
 
 /** HEAD's commit and the index's stat, from the files in `.git` (linked worktrees too). */
-export async function quickGitState(root: string): Promise<string> {
+export function quickGitState(root: string): string {
   let gitDir = join(root, '.git');
-  if ((await stat(gitDir)).isFile()) {
-    const m = /^gitdir:\s*(.+)$/m.exec(await readFile(gitDir, 'utf8'));
+  if (statSync(gitDir).isFile()) {
+    const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(gitDir, 'utf8'));
     if (!m?.[1]) throw new Error('unreadable .git file');
     gitDir = resolve(root, m[1].trim());
   }
-  const common = await readFile(join(gitDir, 'commondir'), 'utf8').then(
+  const common = readOr(
+    join(gitDir, 'commondir'),
     (t) => resolve(gitDir, t.trim()),
     () => gitDir,
   );
-  const head = (await readFile(join(gitDir, 'HEAD'), 'utf8')).trim();
+  const head = readFileSync(join(gitDir, 'HEAD'), 'utf8').trim();
   let commit = head;
   const ref = /^ref:\s*(\S+)$/.exec(head)?.[1];
   if (ref) {
-    commit = await readFile(join(common, ref), 'utf8').then(
+    commit = readOr(
+      join(common, ref),
       (t) => t.trim(),
-      async () => {
-        const packed = await readFile(join(common, 'packed-refs'), 'utf8').catch(() => '');
+      () => {
+        const packed = readOr(
+          join(common, 'packed-refs'),
+          (t) => t,
+          () => '',
+        );
         return (
           new RegExp(`^([0-9a-f]+) ${ref.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm').exec(
             packed,
@@ -255,11 +263,25 @@ export async function quickGitState(root: string): Promise<string> {
       },
     );
   }
-  const index = await stat(join(gitDir, 'index')).then(
-    (s) => `${s.size}:${s.mtimeMs}`,
-    () => 'no-index',
-  );
+  let index = 'no-index';
+  try {
+    const stats = statSync(join(gitDir, 'index'));
+    index = `${stats.size}:${stats.mtimeMs}`;
+  } catch {
+    // a repository with nothing staged yet has no index
+  }
   return `quick:${dirname(gitDir) === root ? '' : gitDir}:${commit}:${index}`;
+}
+
+/** A small file's text mapped by `use`, or `otherwise()` when it cannot be read. */
+function readOr<T>(path: string, use: (text: string) => T, otherwise: () => T): T {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return otherwise();
+  }
+  return use(text);
 }
 
 async function walk(root: string, excluded: string | undefined, signal?: AbortSignal) {

@@ -17,7 +17,7 @@ function markerPath(memoryDir: string): string {
  * every memory checked against the tree the agent just changed.
  */
 export async function claimRefreshDue(projectDir: string, memoryDir: string): Promise<boolean> {
-  const quick = await quickProjectState(projectDir, memoryDir);
+  const quick = quickProjectState(projectDir, memoryDir);
   if (quick === undefined) return false; // nothing readable to check against
   const marker = await readFile(markerPath(memoryDir), 'utf8').then(
     (t) => (JSON.parse(t) as { quickState?: unknown }).quickState,
@@ -27,10 +27,12 @@ export async function claimRefreshDue(projectDir: string, memoryDir: string): Pr
 }
 
 /** The project's quick state (see ProjectProbe.quickState), or undefined when unreadable. */
-export function quickProjectState(projectDir: string, memoryDir: string) {
-  return projectProbe(projectDir, { memoryDir })
-    .quickState()
-    .catch(() => undefined);
+export function quickProjectState(projectDir: string, memoryDir: string): string | undefined {
+  try {
+    return projectProbe(projectDir, { memoryDir }).quickState();
+  } catch {
+    return undefined;
+  }
 }
 
 /** Record that the whole directory was checked against the project in `quickState`. */

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { verdictsWithin } from '../recall/verification.js';
 import { fixtureProject, git, memoryText, RENDER_TS } from './__fixtures__/project.js';
 import { readClaimCache } from './claim-cache.js';
 import { type ProjectProbe, projectProbe } from './project-probe.js';
@@ -139,8 +140,8 @@ describe('claim verification against a git project', () => {
   });
 
   it('stores checks under the quick key the project has once its full state was read', async () => {
-    // `git status` rewrites the index when entries are racily clean (a commit in the same second
-    // as the edits), which moves the quick key; this probe does so every time.
+    // A plain `git status` (an editor's, the user's) rewrites the index when entries are racily
+    // clean, which moves the quick key; this probe does so every time its full state is read.
     const root = fixtureProject({ 'src/render.ts': RENDER_TS });
     const dir = memoryDir();
     const real = createProbe(root, dir);
@@ -152,7 +153,7 @@ describe('claim verification against a git project', () => {
         refreshes++; // the index is written as the status finishes
         return state;
       },
-      quickState: async () => `quick:index-written-${refreshes}-times`,
+      quickState: () => `quick:index-written-${refreshes}-times`,
     };
     await createClaimVerifier({
       projectDir: root,
@@ -169,6 +170,32 @@ describe('claim verification against a git project', () => {
     }).verify([{ file: 'blit.md', content: BLIT }]);
     expect(hit.get('blit.md')).toMatchObject({ total: 3, failed: 1 });
     expect(missed).toEqual([]);
+  });
+
+  it('has a prepared cache-only round answer a zero wait, a hit with its verdict and a miss with a refresh', async () => {
+    // The prompt hook waits for no verdict (waitMs 0): whatever the round did not have when it
+    // was prepared is left out of the turn, and a miss noticed only after the turn starts no refresh.
+    const root = fixtureProject({ 'src/render.ts': RENDER_TS });
+    const dir = memoryDir();
+    await createClaimVerifier({ projectDir: root, memoryDir: dir }).verifyMemories([
+      { file: 'blit.md', content: BLIT },
+    ]);
+    const missed: string[][] = [];
+    const hook = createClaimVerifier({
+      projectDir: root,
+      memoryDir: dir,
+      mode: 'cache-only',
+      waitMs: 0,
+      onMisses: (files) => missed.push(files),
+    });
+    hook.prepare();
+    const turn = await verdictsWithin(hook, [
+      { file: 'blit.md', content: BLIT },
+      { file: 'new.md', content: memoryText('new', 'new', 'See `src/new.ts`.') },
+    ]);
+    expect(turn.get('blit.md')).toMatchObject({ total: 3, failed: 1 });
+    expect(missed).toEqual([['new.md']]);
+    hook.dispose();
   });
 
   it('walks the tree when the project is not a git repository', async () => {

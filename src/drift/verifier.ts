@@ -85,17 +85,30 @@ export function createClaimVerifier(options: ClaimVerifierOptions): ClaimVerifie
         signal: AbortSignal.any([disposal.signal, abort.signal]),
         ...(options.clock ? { clock: options.clock } : {}),
       });
-    // Cache-only answers must be ready at once, so they skip the full state (a git process).
-    const full =
-      mode === 'cache-only' ? Promise.resolve(undefined) : probe.state().catch(() => undefined);
-    // The quick key is read after the full state: `git status` rewrites the index when it finds
-    // racily clean entries (a commit made in the same second as the files' edits), which moves
-    // the index's mtime. Read before, the key the checks are stored under would never be seen
-    // again by the next turn's hook, and every turn would miss the cache.
-    const quick = full.then(() => probe.quickState()).catch(() => undefined);
-    const ready = Promise.all([full, quick, readClaimCache(cacheFile)]).then(
-      ([state, quick, cache]) => ({ state, quick, cache }),
-    );
+    const quickNow = () => {
+      try {
+        return probe.quickState();
+      } catch {
+        return undefined;
+      }
+    };
+    // Cache-only answers (the prompt hook, which waits for no verdict) are complete when the round
+    // is prepared: the quick key and the cache are read synchronously, with no git process, so a
+    // turn always sees a cached verdict and a miss always reaches `onMisses` before the turn ends.
+    if (mode === 'cache-only') {
+      const ready = Promise.resolve({
+        state: undefined,
+        quick: quickNow(),
+        cache: readClaimCache(cacheFile),
+      });
+      return { mode, probe, abort, ready };
+    }
+    // The quick key is read after the full state, so the checks are stored under the key the
+    // project has once they are known (a `git status` elsewhere may rewrite the index meanwhile).
+    const ready = probe
+      .state()
+      .catch(() => undefined)
+      .then((state) => ({ state, quick: quickNow(), cache: readClaimCache(cacheFile) }));
     return { mode, probe, abort, ready };
   };
   let next: Round | undefined;

@@ -71,7 +71,7 @@ export function registerDriftCommands(program: Command, io: CliIo): void {
         // The quick state is read before the checks: a change made while they run is not marked
         // as checked.
         const projectDir = environmentFor(io, opts).cwd;
-        const quick = files.length === 0 ? await quickProjectState(projectDir, dir) : undefined;
+        const quick = files.length === 0 ? quickProjectState(projectDir, dir) : undefined;
         const results = await verifier.verifyMemories(docs).finally(() => verifier.dispose());
         if (quick !== undefined && results.size === docs.length) {
           await markClaimRefresh(dir, quick).catch(() => undefined);
