@@ -198,6 +198,34 @@ describe('claim verification against a git project', () => {
     hook.dispose();
   });
 
+  it('teaches a cached entry the quick key the project moved to while its full state still matches', async () => {
+    // An editor's plain `git status` rewrites a racily clean index: the quick key moves, the tree
+    // does not. The refresh the hook's miss starts finds every full state cached; unless it records
+    // the new key, every later turn misses and starts another refresh.
+    const root = fixtureProject({ 'src/render.ts': RENDER_TS });
+    const dir = memoryDir();
+    const real = createProbe(root, dir);
+    let quick = 'quick:before';
+    const probe: ProjectProbe = { ...real, quickState: () => quick };
+    const verifier = (mode: 'check' | 'cache-only', onMisses?: (files: string[]) => void) =>
+      createClaimVerifier({
+        projectDir: root,
+        memoryDir: dir,
+        probe,
+        mode,
+        ...(onMisses ? { onMisses } : {}),
+      });
+    const memory = [{ file: 'blit.md', content: BLIT }];
+    await verifier('check').verifyMemories(memory);
+    quick = 'quick:index-rewritten';
+    const missed: string[][] = [];
+    expect((await verifier('cache-only', (f) => missed.push(f)).verify(memory)).size).toBe(0);
+    await verifier('check').verifyMemories(memory); // the refresh: a full-state hit
+    const next = await verifier('cache-only', (f) => missed.push(f)).verify(memory);
+    expect(next.get('blit.md')).toMatchObject({ total: 3, failed: 1 });
+    expect(missed).toEqual([['blit.md']]);
+  });
+
   it('walks the tree when the project is not a git repository', async () => {
     const root = fixtureProject({ 'src/renderer.ts': RENDER_TS }, { git: false });
     const verifier = createClaimVerifier({ projectDir: root, memoryDir: memoryDir() });

@@ -146,19 +146,27 @@ export function createClaimVerifier(options: ClaimVerifierOptions): ClaimVerifie
     if (mode === 'cache-only' ? quick === undefined : state === undefined) return out;
     const key = mode === 'cache-only' ? { quick: quick! } : { full: state! };
     const misses: VerifyRequest[] = [];
+    const updates: Record<string, ClaimCacheEntry> = {};
     for (const r of requests) {
       const checks = options.fresh
         ? undefined
         : cachedChecks(cache, r.file, memoryIdentity(r.file, r.content), key);
-      if (checks) out.set(r.file, summarizeChecks(r.file, checks));
-      else misses.push(r);
+      if (!checks) {
+        misses.push(r);
+        continue;
+      }
+      out.set(r.file, summarizeChecks(r.file, checks));
+      // A full-state hit under a quick key the entry does not know (a plain `git status` elsewhere
+      // rewrote the index, the tree is the same): record it, or the hook misses at every turn.
+      const entry = cache.entries[r.file];
+      if (mode === 'check' && quick !== undefined && entry && entry.quickState !== quick) {
+        updates[r.file] = { ...entry, quickState: quick };
+      }
     }
-    if (misses.length === 0) return out;
     if (mode === 'cache-only') {
-      options.onMisses?.(misses.map((m) => m.file));
+      if (misses.length > 0) options.onMisses?.(misses.map((m) => m.file));
       return out;
     }
-    const updates: Record<string, ClaimCacheEntry> = {};
     for (const r of misses) {
       const checks = await checkClaims(extractClaims(bodyOf(r.content)), probe, signal);
       // Past the budget nothing of this memory is used or kept: a half-checked memory would read
