@@ -27,6 +27,12 @@ import {
 import { charGrams } from './lexical/char-grams.js';
 import { type ConceptTable, relatedTerms } from './lexical/concepts.js';
 import { isEverydayWord } from './lexical/everyday.js';
+import {
+  createGramViewBuilder,
+  type GramView,
+  type GramViewSnapshot,
+  restoreGramView,
+} from './lexical/gram-view.js';
 import { isWeakTerm } from './lexical/weak-words.js';
 import { RELEVANCE_CUTOFF, type RelevanceCutoff, selectRelevant } from './relevance-cutoff.js';
 import { type AnalyzedText, analyze, stemWord } from './tokenize.js';
@@ -162,8 +168,10 @@ export const RANKER_ANALYSIS_VERSION = 1;
 
 /** What the index holds for one memory; a cache may keep it while the memory is unchanged. */
 export interface RankerDocument {
+  /** Per field: its index terms (stems, CJK bigrams, word pairs). */
   words: WeightedTerms[];
-  grams: WeightedTerms[];
+  /** Per field: its words before stemming, which the character-gram view is made of. */
+  bases: WeightedTerms[];
 }
 
 /**
@@ -199,12 +207,12 @@ export function analyzeForStorage(memory: RankableMemory): StoredRankerDocument 
 /** What the index takes from a stored analysis (the same as analyzing the memory again). Pure. */
 export function rankerDocumentFrom(stored: StoredRankerDocument): RankerDocument {
   const words: WeightedTerms[] = [];
-  const grams: WeightedTerms[] = [];
+  const bases: WeightedTerms[] = [];
   for (const [weight, terms, fieldWords] of stored) {
     words.push({ terms: split(terms), weight });
-    grams.push({ terms: charGrams(split(fieldWords)), weight });
+    bases.push({ terms: split(fieldWords), weight });
   }
-  return { words, grams };
+  return { words, bases };
 }
 
 /** Tokenize one memory's fields for the index. Pure. */
@@ -253,25 +261,25 @@ export function* buildOfflineRanker<M extends RankableMemory>(
   // documents feedback looks into are analyzed again (from the cache's kept analysis, if any).
   const again = (d: number) => analysis(sorted[d]!) ?? analyzeForRanking(sorted[d]!);
   const wordBuilder = createBm25Builder(RANKER_TUNING.word, (d) => again(d).words);
-  const gramBuilder = createBm25Builder(RANKER_TUNING.gram, (d) => again(d).grams);
+  const gramBuilder = createGramViewBuilder(RANKER_TUNING.gram);
   for (const memory of all) {
     const doc = analysis(memory);
     if (doc === undefined) continue;
     sorted.push(memory);
     wordBuilder.add(doc.words);
-    gramBuilder.add(doc.grams);
+    gramBuilder.add(doc.bases);
     yield;
   }
   const wordIndex = yield* wordBuilder.finishSteps();
-  const gramIndex = yield* gramBuilder.finishSteps();
-  return rankerOver(sorted, wordIndex, gramIndex, rankerOptions);
+  const grams = yield* gramBuilder.finishSteps();
+  return rankerOver(sorted, wordIndex, grams.view, grams.snapshot, rankerOptions);
 }
 
 /** A built ranker as plain data: its memories' files in index order and both indexes. */
 export interface OfflineRankerSnapshot {
   files: string[];
   word: Bm25Snapshot;
-  gram: Bm25Snapshot;
+  gram: GramViewSnapshot;
 }
 
 const snapshotters = new WeakMap<
@@ -316,15 +324,16 @@ export function restoreOfflineRanker<M extends RankableMemory>(
     sorted.push(memory);
   }
   const word = restoreBm25(snapshot.word, (d) => documentOf(sorted[d]!).words);
-  const gram = restoreBm25(snapshot.gram, (d) => documentOf(sorted[d]!).grams);
+  const gram = restoreGramView(snapshot.gram, RANKER_TUNING.gram);
   if (!word || !gram || word.size !== sorted.length || gram.size !== sorted.length) return;
-  return rankerOver(sorted, word, gram, rankerOptions);
+  return rankerOver(sorted, word, gram, snapshot.gram, rankerOptions);
 }
 
 function rankerOver(
   sorted: readonly RankableMemory[],
   wordIndex: Bm25Index,
-  gramIndex: Bm25Index,
+  gramIndex: GramView,
+  gramSnapshot: GramViewSnapshot,
   rankerOptions: OfflineRankerOptions,
 ): OfflineRanker {
   const unit = singletonIdf(sorted.length);
@@ -415,8 +424,7 @@ function rankerOver(
   };
   snapshotters.set(ranker, function* () {
     const word = yield* snapshotBm25Steps(wordIndex);
-    const gram = yield* snapshotBm25Steps(gramIndex);
-    return word && gram ? { files: sorted.map((m) => m.file), word, gram } : undefined;
+    return word ? { files: sorted.map((m) => m.file), word, gram: gramSnapshot } : undefined;
   });
   return ranker;
 }
@@ -648,7 +656,7 @@ function topDocuments(scores: Float64Array, k: number): number[] {
   return top;
 }
 
-function scoreTerms(index: Bm25Index, terms: readonly string[]): Float64Array {
+function scoreTerms(index: GramView, terms: readonly string[]): Float64Array {
   const scores = new Float64Array(index.size);
   const counts = new Map<string, number>();
   for (const t of terms) counts.set(t, (counts.get(t) ?? 0) + 1);

@@ -35,10 +35,30 @@ export interface Posting {
   weights: ArrayLike<number>;
 }
 
-interface Entry {
+export interface PostingEntry {
   docs: number[];
-  /** Weighted term frequency while building; the saturated weight afterwards. */
+  /** Weighted term frequency while building (an index turns it into the saturated weight). */
   weights: number[];
+}
+
+/** One more occurrence of `term` in document `doc` (documents come in ascending order). */
+export function addPosting(
+  entries: Map<string, PostingEntry>,
+  term: string,
+  doc: number,
+  weight: number,
+): void {
+  let entry = entries.get(term);
+  if (entry === undefined) {
+    entry = { docs: [], weights: [] };
+    entries.set(term, entry);
+  }
+  const last = entry.docs.length - 1;
+  if (entry.docs[last] === doc) entry.weights[last]! += weight;
+  else {
+    entry.docs.push(doc);
+    entry.weights.push(weight);
+  }
 }
 
 /**
@@ -75,26 +95,14 @@ export function createBm25Builder(
 ): Bm25Builder {
   const documents: (readonly WeightedTerms[])[] = [];
   const lengthList: number[] = [];
-  const entries = new Map<string, Entry>();
+  const entries = new Map<string, PostingEntry>();
   return {
     add(fields) {
       const d = lengthList.length;
       if (!documentOf) documents.push(fields);
       let length = 0;
       for (const field of fields) {
-        for (const term of field.terms) {
-          let entry = entries.get(term);
-          if (entry === undefined) {
-            entry = { docs: [], weights: [] };
-            entries.set(term, entry);
-          }
-          const last = entry.docs.length - 1;
-          if (entry.docs[last] === d) entry.weights[last]! += field.weight;
-          else {
-            entry.docs.push(d);
-            entry.weights.push(field.weight);
-          }
-        }
+        for (const term of field.terms) addPosting(entries, term, d, field.weight);
         length += field.weight * field.terms.length;
       }
       lengthList.push(length);
@@ -129,15 +137,12 @@ const POSTINGS_PER_STEP = 16_384;
  */
 function* finishIndex(
   lengths: Float64Array,
-  entries: Map<string, Entry>,
+  entries: Map<string, PostingEntry>,
   params: Bm25Params,
   documentOf: (doc: number) => readonly WeightedTerms[],
 ): Generator<void, Bm25Index> {
   const size = lengths.length;
-  let total = 0;
-  for (const l of lengths) total += l;
-  const avgLength = size > 0 && total > 0 ? total / size : 1;
-  const norms = lengths.map((l) => params.k1 * (1 - params.b + (params.b * l) / avgLength));
+  const norms = lengthNorms(lengths, params);
   let count = 0;
   for (const { docs } of entries.values()) count += docs.length;
   const ids = new Map<string, number>();
@@ -156,7 +161,7 @@ function* finishIndex(
     for (let i = 0; i < entry.docs.length; i++) {
       const f = entry.weights[i]!;
       docs[at] = entry.docs[i]!;
-      weights[at++] = (f * (params.k1 + 1)) / (f + norms[entry.docs[i]!]!);
+      weights[at++] = saturated(f, norms[entry.docs[i]!]!, params);
     }
   }
   offsets[ids.size] = at;
@@ -198,10 +203,7 @@ function indexOver(
   postings: (term: string) => Posting | undefined,
   documentOf: (doc: number) => readonly WeightedTerms[],
 ): Bm25Index {
-  const idf = (term: string): number => {
-    const n = postings(term)?.docs.length ?? 0;
-    return n === 0 ? 0 : Math.log(1 + (size - n + 0.5) / (n + 0.5));
-  };
+  const idf = (term: string): number => idfOf(size, postings(term)?.docs.length ?? 0);
   const termMaps = new Map<number, ReadonlyMap<string, number>>();
   const termsOf = (doc: number): ReadonlyMap<string, number> => {
     let tf = termMaps.get(doc);
@@ -398,6 +400,24 @@ export function restoreBm25(
     lengths,
   });
   return index;
+}
+
+/** Robertson/Lucene idf of a term held by `n` of `size` documents (0 for none). Pure. */
+export function idfOf(size: number, n: number): number {
+  return n === 0 ? 0 : Math.log(1 + (size - n + 0.5) / (n + 0.5));
+}
+
+/** Each document's length term of BM25's saturation, `k1 × (1 − b + b × length / average)`. Pure. */
+export function lengthNorms(lengths: Float64Array, params: Bm25Params): Float64Array {
+  let total = 0;
+  for (const l of lengths) total += l;
+  const avgLength = lengths.length > 0 && total > 0 ? total / lengths.length : 1;
+  return lengths.map((l) => params.k1 * (1 - params.b + (params.b * l) / avgLength));
+}
+
+/** The saturated weight of weighted frequency `f` in a document of length norm `norm`. Pure. */
+export function saturated(f: number, norm: number, params: Bm25Params): number {
+  return (f * (params.k1 + 1)) / (f + norm);
 }
 
 /** The idf of a term found in exactly one of `size` documents: the unit relevance is scaled to. */
