@@ -4,12 +4,13 @@
  * atomic writes, exclusive creates, removes, renames and listings. Callers never join a path to a
  * root themselves; they hand the path over and get the file the check approved.
  */
-import { constants, type Dirent, realpathSync } from 'node:fs';
+import { constants, type Dirent } from 'node:fs';
 import { lstat, mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errnoCode } from '../util/errors.js';
+import { realpathOrSelf } from '../util/realpath-or-self.js';
 import {
   ConfinementError,
   type Located,
@@ -76,14 +77,6 @@ const DEFAULT_MAX_READ = 10 * 1024 * 1024;
 // then refused as not a regular file.
 const FILE_READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
-
 function isDirError(path: string): NodeJS.ErrnoException {
   const error = new Error(`EISDIR: ${path} is a folder`) as NodeJS.ErrnoException;
   error.code = 'EISDIR';
@@ -105,16 +98,16 @@ export function resolveDenyContext(
 ): DenyContext {
   const home = given.homedir ?? homedir();
   return {
-    homedir: realOrSelf(home),
-    engramHome: realOrSelf(
+    homedir: realpathOrSelf(home),
+    engramHome: realpathOrSelf(
       given.engramHome ??
         (process.env.ENGRAM_HOME?.trim()
           ? resolve(process.env.ENGRAM_HOME.trim())
           : join(home, '.engram')),
     ),
-    ownMemoryDirs: (given.ownMemoryDirs ?? writableRoots).map(realOrSelf),
+    ownMemoryDirs: (given.ownMemoryDirs ?? writableRoots).map(realpathOrSelf),
     ...(given.homeDotEntriesOpenBelow
-      ? { homeDotEntriesOpenBelow: given.homeDotEntriesOpenBelow.map(realOrSelf) }
+      ? { homeDotEntriesOpenBelow: given.homeDotEntriesOpenBelow.map(realpathOrSelf) }
       : {}),
   };
 }
@@ -280,6 +273,6 @@ async function openDirHandle(
     }
     throw error;
   }
-  const fdPath = process.platform === 'linux' ? `/proc/self/fd/${handle.fd}` : realOrSelf(path);
+  const fdPath = process.platform === 'linux' ? `/proc/self/fd/${handle.fd}` : realpathOrSelf(path);
   return { path: fdPath, close: () => handle.close() };
 }

@@ -1,10 +1,17 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { findGitLocation } from '../config/git-root.js';
-import { createConfinement, readDenyReason, resolveDenyContext } from '../confine/index.js';
+import {
+  type Confinement,
+  createConfinement,
+  type DenyContext,
+  readDenyReason,
+  resolveDenyContext,
+} from '../confine/index.js';
 import { type Clock, systemClock } from '../util/clock.js';
+import { realpathOrSelf } from '../util/realpath-or-self.js';
 import { runGit } from './git.js';
 
 /**
@@ -193,40 +200,39 @@ interface ProjectReader {
  * `.aws`, `.env*`, keys, other projects' memory) with this project's memory folder as its own.
  */
 function projectReader(root: string, options: ProbeOptions): ProjectReader {
-  const deny = resolveDenyContext({
-    ownMemoryDirs: options.memoryDir === undefined ? [] : [options.memoryDir],
-  });
-  const confinement = createConfinement({ roots: [{ path: root, write: false }], deny });
-  let realRoot: string | undefined;
+  // Built at the first check, not with the probe: the prompt hook builds a probe every turn for
+  // its quick key alone, and the deny context costs six realpath calls.
+  let built: { deny: DenyContext; confinement: Confinement; realRoot: string } | undefined;
+  const get = () => {
+    if (built) return built;
+    const deny = resolveDenyContext({
+      ownMemoryDirs: options.memoryDir === undefined ? [] : [options.memoryDir],
+    });
+    const confinement = createConfinement({ roots: [{ path: root, write: false }], deny });
+    built = { deny, confinement, realRoot: realpathOrSelf(root) };
+    return built;
+  };
   return {
     denied(rel) {
-      realRoot ??= realOrSelf(root);
+      const { deny, realRoot } = get();
       return readDenyReason(join(realRoot, ...rel.split('/')), deny) !== undefined;
     },
     async exists(rel) {
       try {
-        return (await confinement.info(rel)) !== undefined;
+        return (await get().confinement.info(rel)) !== undefined;
       } catch {
         return undefined; // refused (credentials, a link out) or unreadable: cannot tell
       }
     },
     async readText(rel, maxBytes) {
       try {
-        const { text } = await confinement.readText(rel, { maxBytes });
+        const { text } = await get().confinement.readText(rel, { maxBytes });
         return text.includes('\0') ? undefined : text;
       } catch {
         return undefined;
       }
     },
   };
-}
-
-function realOrSelf(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 /** HEAD's commit and the index's stat, from the files in `.git` (linked worktrees too). */

@@ -10,6 +10,7 @@ import { formatManifest } from '../memdir/manifest.js';
 import { scanMemories } from '../memdir/scan.js';
 import { resolveClock } from '../util/clock.js';
 import { EngramError, isEngramError } from '../util/errors.js';
+import { realpathOrSelf } from '../util/realpath-or-self.js';
 import {
   backoffMessage,
   decideBackoff,
@@ -22,7 +23,6 @@ import {
   forkConfinement,
   forkSandbox,
   localDate,
-  realpathOrSelf,
   snapshot,
 } from './fork-setup.js';
 import { savedFileName, type WritePathContext } from './memory-writes.js';

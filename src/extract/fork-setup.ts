@@ -5,7 +5,7 @@ import { createFileTools } from '../llm/file-tools.js';
 import { createHostFileTools } from '../llm/host-file-tools.js';
 import { directoryConfinement, directorySandbox } from '../llm/sandbox.js';
 import type { CanUseTool, ToolImplementation } from '../llm/types.js';
-import { layerWriteLock, realpathOrSelf } from '../memdir/dir-lock.js';
+import { layerWriteLock } from '../memdir/dir-lock.js';
 import { createMemoryToolHandlers, MemoryToolError } from '../memdir/memory-tool/handler.js';
 import type { ExtractionContext } from './types.js';
 
@@ -22,8 +22,6 @@ export function localDate(date: Date): string {
 export function snapshot(context: ExtractionContext): ExtractionContext {
   return { ...context, tools: [...context.tools], messages: [...context.messages] };
 }
-
-export { realpathOrSelf };
 
 /** What an extraction fork may read besides its memory directory: the project it works in. */
 export function forkReadRoots(hostCwd: string): string[] {

@@ -1,8 +1,8 @@
-import { realpathSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isInsideOrSame } from '../confine/index.js';
 import { type FileLockOptions, withFileLock } from '../util/file-lock.js';
+import { realpathOrSelf } from '../util/realpath-or-self.js';
 import { INDEX_FILE } from './constants.js';
 
 /** The one write lock of a memory directory (a directory; see util/file-lock.ts). */
@@ -55,13 +55,4 @@ export function layerWriteLock(
 ): <T>(fn: () => Promise<T>, path: string) => Promise<T> {
   const dirs = userDir === undefined ? [memoryDir] : [memoryDir, userDir];
   return (fn, path) => withLockOfDirHolding(dirs, path, fn);
-}
-
-/** The real path of `path`, or `path` resolved when it does not exist yet. */
-export function realpathOrSelf(path: string): string {
-  try {
-    return realpathSync(resolve(path));
-  } catch {
-    return resolve(path);
-  }
 }
