@@ -61,7 +61,6 @@ export {
   type ProjectProbe,
   projectProbe,
   quickGitState,
-  readPrefix,
   WALK_MAX_FILE_BYTES,
   WALK_MAX_FILES,
   WALK_STATE_TTL_MS,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { findGitLocation } from '../config/git-root.js';
 import {
@@ -305,20 +305,4 @@ async function walk(root: string, excluded: string | undefined, signal?: AbortSi
     }
   }
   return out;
-}
-
-/** The first `max` bytes of a file as text; undefined when unreadable or binary. */
-export async function readPrefix(path: string, max: number): Promise<string | undefined> {
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
-  try {
-    handle = await open(path, 'r');
-    const buffer = Buffer.alloc(max);
-    const { bytesRead } = await handle.read(buffer, 0, max, 0);
-    const bytes = buffer.subarray(0, bytesRead);
-    return bytes.includes(0) ? undefined : bytes.toString('utf8');
-  } catch {
-    return undefined;
-  } finally {
-    await handle?.close();
-  }
 }

@@ -56,4 +56,10 @@ describe('the public API report', () => {
     for (const internal of ['parseSimpleYaml', 'PLACEHOLDER_API_KEY', 'isInside', 'unescapeAttr'])
       expect(names).not.toContain(internal);
   });
+
+  it('no subpath exports a file reader that goes around the confinement', () => {
+    // readPrefix opened any path it was given (no deny-list, links followed); every read of a
+    // project or memory file goes through src/confine instead.
+    for (const e of currentApi()) expect(e.api.values, e.subpath).not.toContain('readPrefix');
+  });
 });
