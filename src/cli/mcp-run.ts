@@ -2,7 +2,6 @@
  * Serving MCP over stdio, without commander: the CLI's `engram mcp` command and the lean MCP entry
  * (`main.ts` → `mcp-argv.ts`) both end here, so the two behave the same.
  */
-import { importOptional } from '../util/optional-import.js';
 import { type CommonOptions, runtimeFor } from './common.js';
 import type { CliIo } from './io.js';
 
@@ -19,11 +18,8 @@ export async function runMcpCommand(io: CliIo, opts: McpCommandOptions): Promise
     `engram mcp: serving ${engram.memoryDir} (recall: ${engram.modelDescription ?? 'offline ranker'})\n`,
   );
   // Loaded here, not at start-up: every other command (hooks run per prompt) skips the MCP SDK.
-  const { serveMcpStdio } = await importOptional(
-    '@modelcontextprotocol/sdk',
-    'engram mcp',
-    () => import('../mcp/index.js'),
-  );
+  // Without the SDK installed, src/mcp/sdk.ts throws the error that says what to install.
+  const { serveMcpStdio } = await import('../mcp/index.js');
   await serveMcpStdio({
     engram,
     memoryDir: engram.memoryDir,

@@ -1,4 +1,3 @@
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { LanguageModel } from '../llm/types.js';
@@ -8,6 +7,7 @@ import type { Engram } from '../runtime/types.js';
 import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { ENGRAM_VERSION } from '../util/version.js';
 import { MCP_SERVER_INSTRUCTIONS, MISSING_INPUT, TOOL_DESCRIPTIONS } from './prompts.js';
+import { McpServer, ResourceTemplate } from './sdk.js';
 import {
   auditTool,
   listTool,

@@ -1,5 +1,5 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { warmCandidates } from '../recall/candidates.js';
+import { StdioServerTransport } from './sdk.js';
 import { createEngramMcpServer, type EngramMcpServerOptions } from './server.js';
 
 /**
