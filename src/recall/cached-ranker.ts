@@ -6,7 +6,7 @@
  */
 import type { CacheEntry, DirectoryCache } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
-import { SLICE_MS, yieldToLoop } from '../util/yield-to-loop.js';
+import { runStepsInSlices } from '../util/steps.js';
 import {
   analyzeForRanking,
   analyzeForStorage,
@@ -150,19 +150,6 @@ const inFlight = new WeakMap<
   { generation: string; build: Promise<CachedRanker> }
 >();
 
-/** Run `steps` to the end, returning to the event loop whenever a slice of time is spent. */
-async function inSlices<T>(steps: Generator<void, T>): Promise<T> {
-  let sliceStart = performance.now();
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-    if (performance.now() - sliceStart > SLICE_MS) {
-      await yieldToLoop();
-      sliceStart = performance.now();
-    }
-  }
-}
-
 async function buildRanker(
   plan: IndexPlan,
   memories: readonly MemoryHeader[],
@@ -201,11 +188,11 @@ async function buildRanker(
       return { ranker: restored, complete: true };
     }
   }
-  const ranker = await inSlices(buildOfflineRanker(memories, analysis));
+  const ranker = await runStepsInSlices(buildOfflineRanker(memories, analysis));
   // Another recall may have changed the cache while this one paused: keep only a current index.
   if (complete && plan.generation() === generation) {
     live.set(cache, { generation, ranker });
-    const snapshot = await inSlices(snapshotOfflineRankerSteps(ranker));
+    const snapshot = await runStepsInSlices(snapshotOfflineRankerSteps(ranker));
     // The snapshot paused too: it is saved only for the generation it was made from.
     if (snapshot && plan.generation() === generation) {
       for (const [name, kept] of cache.artifacts) {

@@ -112,6 +112,9 @@ describe('recall through the header cache', () => {
       { offsets: snapshot.word.offsets.map((o, i) => (i === 1 ? -1 : o)) }, // out of order
       { terms: snapshot.word.terms.replaceAll('\n', ' ') }, // terms not where they start
       { lengths: snapshot.word.lengths.subarray(1) },
+      { table: snapshot.word.table.map(() => 0) }, // no free slot: a probe for a missing term never ends
+      { table: snapshot.word.table.subarray(1) }, // not a power of two
+      { table: snapshot.word.table.map((t) => (t === -1 ? -1 : t + 1e6)) }, // no such term
     ];
     for (const change of broken) {
       const word = { ...snapshot.word, ...change };

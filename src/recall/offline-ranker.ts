@@ -14,6 +14,7 @@
  * stays byte-stable across turns and does not break the prompt cache.
  */
 import type { MemoryTypeOrUnknown } from '../memdir/types.js';
+import { runSteps } from '../util/steps.js';
 import { type DecayConstants, decayWeight } from './decay.js';
 import {
   type Bm25Index,
@@ -239,11 +240,7 @@ export function createOfflineRanker(
   analysis: RankerAnalysis = analyzeForRanking,
   rankerOptions: OfflineRankerOptions = {},
 ): OfflineRanker {
-  const steps = buildOfflineRanker(memories, analysis, rankerOptions);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runSteps(buildOfflineRanker(memories, analysis, rankerOptions));
 }
 
 /**
@@ -289,11 +286,7 @@ const snapshotters = new WeakMap<
 
 /** The ranker as data a cache can keep (undefined if it cannot be kept). */
 export function snapshotOfflineRanker(ranker: OfflineRanker): OfflineRankerSnapshot | undefined {
-  const steps = snapshotOfflineRankerSteps(ranker);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runSteps(snapshotOfflineRankerSteps(ranker));
 }
 
 /** The same snapshot in steps, so a long-running host can pause while it is made. */

@@ -1,5 +1,5 @@
 import { endianness } from 'node:os';
-import { sortedSteps } from '../../util/sorted-steps.js';
+import { runSteps } from '../../util/steps.js';
 
 /**
  * A small in-memory BM25F index: each document is a set of weighted fields, term frequencies and
@@ -108,11 +108,7 @@ export function createBm25Builder(
       lengthList.push(length);
     },
     finish() {
-      const steps = this.finishSteps();
-      for (;;) {
-        const step = steps.next();
-        if (step.done) return step.value;
-      }
+      return runSteps(this.finishSteps());
     },
     finishSteps: () =>
       finishIndex(
@@ -174,26 +170,23 @@ function* finishIndex(
     return t === undefined ? undefined : postingOf(t);
   };
   const index = indexOver(size, lengths, postings, documentOf);
-  internals.set(index, {
-    entries: () => new Map([...ids].map(([term, t]) => [term, postingOf(t)])),
-    lengths,
-    packed: { ids, offsets, docs, weights },
-  });
+  internals.set(index, { packed: { ids, offsets, docs, weights, lengths } });
   return index;
 }
 
 const internals = new WeakMap<
   Bm25Index,
   {
-    entries: () => ReadonlyMap<string, Posting>;
-    lengths: Float64Array;
-    /** A built index's packed postings: its snapshot copies them a term at a time. */
+    /** A built index's packed postings: its snapshot holds them as they are. */
     packed?: {
       ids: Map<string, number>;
       offsets: Int32Array;
       docs: Int32Array;
       weights: Float64Array;
+      lengths: Float64Array;
     };
+    /** A restored index is its snapshot. */
+    snapshot?: Bm25Snapshot;
   }
 >();
 
@@ -223,11 +216,12 @@ function indexOver(
 }
 
 /**
- * A built index as plain data: its terms in sorted order (one string, `\n` between them) with
- * where each starts, and its postings and lengths as typed arrays (the exact doubles, so a
- * restored index scores bit for bit as the built one). A cache file keeps it, so a one-shot
- * process does not rebuild the index while nothing changed; restoring it builds no map of every
- * term, a query's terms are looked up by binary search.
+ * A built index as plain data: its terms in the index's order (one string, `\n` after each) with
+ * where each starts, a hash table to find them, and its postings and lengths as typed arrays (the
+ * exact doubles, so a restored index scores bit for bit as the built one). A cache file keeps it,
+ * so a one-shot process does not rebuild the index while nothing changed; restoring it builds no
+ * map of every term, a query's terms are looked up in the table. (Sorted terms and a binary search
+ * did the same, but sorting tens of thousands of terms was most of a cold recall's snapshot.)
  */
 export interface Bm25Snapshot {
   size: number;
@@ -240,109 +234,63 @@ export interface Bm25Snapshot {
   docs: Int32Array;
   weights: Float64Array;
   lengths: Float64Array;
+  /**
+   * Open addressing: a power-of-two number of slots holding a term's number or -1; a term sits at
+   * the first free slot from its hash (`termHash`) on.
+   */
+  table: Int32Array;
 }
 
-export function snapshotBm25(index: Bm25Index): Bm25Snapshot | undefined {
-  const steps = snapshotBm25Steps(index);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+/** FNV-1a over a term's UTF-16 code units: where the table holds it. Pure. */
+function termHash(term: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < term.length; i++) hash = Math.imul(hash ^ term.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
 }
 
-/** The same snapshot in steps (sorting the terms, copying their postings), to pause between. */
+/** Terms placed in the table between two steps of a snapshot (a power of two). */
+const TERMS_PER_STEP = 4_096;
+
+/**
+ * The snapshot in steps (placing tens of thousands of terms in the table), to pause between. The
+ * postings are the index's own packed arrays: nothing is copied.
+ */
 export function* snapshotBm25Steps(index: Bm25Index): Generator<void, Bm25Snapshot | undefined> {
   const own = internals.get(index);
-  if (!own) return undefined;
-  if (own.packed) return yield* snapshotPacked(index.size, own.lengths, own.packed);
-  const entries = own.entries();
-  const terms = [...entries.keys()].sort();
-  // A term holding the separator cannot be stored this way (none does: terms are letters and digits).
-  if (terms.some((term) => term.includes('\n'))) return undefined;
-  const starts = new Int32Array(terms.length + 1);
-  const offsets = new Int32Array(terms.length + 1);
-  let total = 0;
+  if (own?.snapshot) return own.snapshot;
+  if (!own?.packed) return undefined;
+  const { ids, offsets, docs, weights, lengths } = own.packed;
+  const count = ids.size;
+  let slots = 2;
+  while (slots < 2 * count) slots *= 2;
+  const table = new Int32Array(slots).fill(-1);
+  const starts = new Int32Array(count + 1);
+  const parts: string[] = [];
   let chars = 0;
-  for (let t = 0; t < terms.length; t++) {
+  let t = 0;
+  // The map's order is term number order: the packed postings' order.
+  for (const term of ids.keys()) {
+    // A term holding the separator cannot be stored this way (none does: terms are letters and digits).
+    if (term.includes('\n')) return undefined;
+    if ((t & (TERMS_PER_STEP - 1)) === TERMS_PER_STEP - 1) yield;
     starts[t] = chars;
-    offsets[t] = total;
-    chars += terms[t]!.length + 1;
-    total += entries.get(terms[t]!)!.docs.length;
+    chars += term.length + 1;
+    parts.push(term, '\n');
+    let slot = termHash(term) & (slots - 1);
+    while (table[slot] !== -1) slot = (slot + 1) & (slots - 1);
+    table[slot] = t++;
   }
-  starts[terms.length] = chars;
-  offsets[terms.length] = total;
-  const docs = new Int32Array(total);
-  const weights = new Float64Array(total);
-  let at = 0;
-  for (const term of terms) {
-    const posting = entries.get(term)!;
-    for (let i = 0; i < posting.docs.length; i++) {
-      docs[at] = posting.docs[i]!;
-      weights[at++] = posting.weights[i]!;
-    }
-  }
+  starts[count] = chars;
   return {
     size: index.size,
     endian: endianness(),
-    terms: terms.length === 0 ? '' : `${terms.join('\n')}\n`,
+    terms: parts.join(''),
     starts,
     offsets,
     docs,
     weights,
-    lengths: Float64Array.from(own.lengths),
-  };
-}
-
-/** Terms copied between two steps of a snapshot (a power of two). */
-const TERMS_PER_STEP = 2_048;
-
-/**
- * The same snapshot from packed postings: each term's documents and weights are copied as one
- * block (a built index at 2,000 memories holds about a million gram postings; one by one, that
- * copy was the longest pause a host's loop saw in its first turn).
- */
-function* snapshotPacked(
-  size: number,
-  lengths: Float64Array,
-  packed: {
-    ids: Map<string, number>;
-    offsets: Int32Array;
-    docs: Int32Array;
-    weights: Float64Array;
-  },
-): Generator<void, Bm25Snapshot | undefined> {
-  // Sorted in steps: a built index at 2,000 memories has tens of thousands of terms.
-  const terms = yield* sortedSteps([...packed.ids.keys()]);
-  if (terms.some((term) => term.includes('\n'))) return undefined;
-  const starts = new Int32Array(terms.length + 1);
-  const offsets = new Int32Array(terms.length + 1);
-  const docs = new Int32Array(packed.docs.length);
-  const weights = new Float64Array(packed.weights.length);
-  let chars = 0;
-  let at = 0;
-  for (let t = 0; t < terms.length; t++) {
-    if ((t & (TERMS_PER_STEP - 1)) === TERMS_PER_STEP - 1) yield;
-    const id = packed.ids.get(terms[t]!)!;
-    const from = packed.offsets[id]!;
-    const to = packed.offsets[id + 1]!;
-    starts[t] = chars;
-    offsets[t] = at;
-    chars += terms[t]!.length + 1;
-    docs.set(packed.docs.subarray(from, to), at);
-    weights.set(packed.weights.subarray(from, to), at);
-    at += to - from;
-  }
-  starts[terms.length] = chars;
-  offsets[terms.length] = at;
-  return {
-    size,
-    endian: endianness(),
-    terms: terms.length === 0 ? '' : `${terms.join('\n')}\n`,
-    starts,
-    offsets,
-    docs,
-    weights,
-    lengths: Float64Array.from(lengths),
+    lengths,
+    table,
   };
 }
 
@@ -352,13 +300,15 @@ export function restoreBm25(
   documentOf: (doc: number) => readonly WeightedTerms[],
 ): Bm25Index | undefined {
   if (typeof snapshot !== 'object' || snapshot === null || snapshot.endian !== endianness()) return;
-  const { size, terms, starts, offsets, docs, weights, lengths } = snapshot;
+  const { size, terms, starts, offsets, docs, weights, lengths, table } = snapshot;
   if (typeof terms !== 'string' || !Number.isInteger(size)) return undefined;
   if (!(starts instanceof Int32Array) || !(offsets instanceof Int32Array)) return undefined;
   if (!(docs instanceof Int32Array) || !(weights instanceof Float64Array)) return undefined;
   if (!(lengths instanceof Float64Array) || lengths.length !== size) return undefined;
+  if (!(table instanceof Int32Array)) return undefined;
   const count = starts.length - 1;
   if (count < 0 || offsets.length !== count + 1 || docs.length !== weights.length) return undefined;
+  if (starts[0] !== 0 || offsets[0] !== 0) return undefined;
   if (starts[count] !== terms.length || offsets[count] !== docs.length) return undefined;
   // Every posting and term boundary in range and in order, every document number a document.
   for (let t = 0; t < count; t++) {
@@ -366,7 +316,17 @@ export function restoreBm25(
     if (terms.charCodeAt(starts[t + 1]! - 1) !== 10) return undefined;
   }
   for (let i = 0; i < docs.length; i++) if (docs[i]! < 0 || docs[i]! >= size) return undefined;
-  const termAt = (t: number) => terms.slice(starts[t]!, starts[t + 1]! - 1);
+  // Slots a power of two, each empty or a term, and some empty (a probe must end).
+  const slots = table.length;
+  if (slots === 0 || (slots & (slots - 1)) !== 0 || slots <= count) return undefined;
+  let empty = 0;
+  for (const t of table) {
+    if (t === -1) empty++;
+    else if (t < 0 || t >= count) return undefined;
+  }
+  if (empty === 0) return undefined;
+  const isTerm = (t: number, term: string) =>
+    starts[t + 1]! - 1 - starts[t]! === term.length && terms.startsWith(term, starts[t]!);
   const postingAt = (t: number): Posting => ({
     docs: docs.subarray(offsets[t]!, offsets[t + 1]!),
     weights: weights.subarray(offsets[t]!, offsets[t + 1]!),
@@ -374,31 +334,22 @@ export function restoreBm25(
   const found = new Map<string, Posting | undefined>();
   const postings = (term: string): Posting | undefined => {
     if (found.has(term)) return found.get(term);
-    let lo = 0;
-    let hi = count - 1;
     let hit: Posting | undefined;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const at = termAt(mid);
-      if (at === term) {
-        hit = postingAt(mid);
+    for (
+      let slot = termHash(term) & (slots - 1);
+      table[slot] !== -1;
+      slot = (slot + 1) & (slots - 1)
+    ) {
+      if (isTerm(table[slot]!, term)) {
+        hit = postingAt(table[slot]!);
         break;
       }
-      if (at < term) lo = mid + 1;
-      else hi = mid - 1;
     }
     found.set(term, hit);
     return hit;
   };
   const index = indexOver(size, lengths, postings, documentOf);
-  internals.set(index, {
-    entries: () => {
-      const all = new Map<string, Posting>();
-      for (let t = 0; t < count; t++) all.set(termAt(t), postingAt(t));
-      return all;
-    },
-    lengths,
-  });
+  internals.set(index, { snapshot });
   return index;
 }
 

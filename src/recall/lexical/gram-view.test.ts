@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { runSteps } from '../../util/steps.js';
 import { RANKER_TUNING } from '../offline-ranker.js';
 import { buildBm25Index, type WeightedTerms } from './bm25-index.js';
 import { charGrams } from './char-grams.js';
@@ -10,11 +11,7 @@ type Doc = WeightedTerms[];
 function gramView(docs: readonly Doc[]) {
   const builder = createGramViewBuilder(RANKER_TUNING.gram);
   for (const doc of docs) builder.add(doc);
-  const steps = builder.finishSteps();
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return runSteps(builder.finishSteps());
 }
 
 /** The index the view stands for: BM25 over every document's character grams. */
