@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { withFileLock } from '../util/file-lock.js';
 import { NOTICES, queueNotices, recallNotice, sessionNotice, takeNotice } from './notices.js';
 
 const SESSION = '0b8f6f0e-1111-4222-8333-944455556666';
@@ -68,5 +69,46 @@ describe('sessionNotice', () => {
     expect(await sessionNotice(env, SESSION, [notes])).toBeUndefined();
     // Another session starts fresh.
     expect(await sessionNotice(env, SESSION.replace('0b8f', '1c9a'), [notes])).toBe(notes.text);
+  });
+
+  it('answers a prompt with nothing raised or queued without the lock; a queued notice waits for it', async () => {
+    const env = { cwd: root, env: { ENGRAM_HOME: join(root, 'home') }, homedir: root };
+    const notes = NOTICES.notesSkipped('no model is configured');
+    const queuedSession = SESSION.replace('0b8f', '1c9a');
+    expect(await sessionNotice(env, queuedSession, [notes], { canShow: false })).toBeUndefined();
+    const lockOf = (session: string) =>
+      join(root, 'home', 'hooks', 'notices', `${session}.json.lock`);
+    // Another process holds each session's lock until `release`.
+    let release!: () => void;
+    const holding = new Promise<void>((r) => {
+      release = r;
+    });
+    const order: string[] = [];
+    const held = [SESSION, queuedSession].map(
+      (session) =>
+        new Promise<void>((taken) => {
+          void withFileLock(lockOf(session), async () => {
+            taken();
+            await holding;
+            order.push(`released ${session}`);
+          });
+        }),
+    );
+    await Promise.all(held);
+    expect(await sessionNotice(env, SESSION, [])).toBeUndefined();
+    order.push('quiet prompt answered');
+    const waiting = sessionNotice(env, queuedSession, []).then((line) => {
+      order.push('queued notice shown');
+      return line;
+    });
+    release();
+    expect(await waiting).toBe(notes.text);
+    // The quiet prompt was answered while both locks were held; the queued one only after.
+    expect(order[0]).toBe('quiet prompt answered');
+    expect(order.indexOf(`released ${queuedSession}`)).toBeLessThan(
+      order.indexOf('queued notice shown'),
+    );
+    // Shown once: the next quiet prompt of that session has nothing to say.
+    expect(await sessionNotice(env, queuedSession, [])).toBeUndefined();
   });
 });

@@ -5,7 +5,8 @@
  * line per hook. A kind raised where Claude Code discards `systemMessage` (PreCompact) waits in
  * the session's notice file for the next hook that can show it.
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type EngramEnvironment, engramHome } from '../config/index.js';
 import type { RecallShape } from '../recall/index.js';
@@ -84,9 +85,10 @@ function statePath(environment: EngramEnvironment, sessionId: string): string {
   return join(engramHome(environment), 'hooks', 'notices', `${checkSessionId(sessionId)}.json`);
 }
 
-async function readState(path: string): Promise<NoticeState> {
+/** The session's notice state; a missing or unreadable-as-JSON file is an empty one. */
+function readState(path: string): NoticeState {
   try {
-    const value = JSON.parse(await readFile(path, 'utf8')) as Partial<NoticeState>;
+    const value = JSON.parse(readFileSync(path, 'utf8')) as Partial<NoticeState>;
     return {
       shown: Array.isArray(value.shown) ? value.shown : [],
       pending: Array.isArray(value.pending) ? value.pending : [],
@@ -130,11 +132,15 @@ export async function sessionNotice(
   // Without a session id there is no "once per session": show the first raised line as it is.
   if (sessionId === undefined) return options.canShow === false ? undefined : raised[0]?.text;
   const path = statePath(environment, sessionId);
+  // Nothing raised and nothing waiting (every prompt of a healthy session): nothing to change, so
+  // no lock. The file is only ever replaced whole (renamed into place), so this one read sees a
+  // state some writer left, the same answer as reading it under the lock a moment earlier.
+  if (raised.length === 0 && readState(path).pending.length === 0) return undefined;
   await mkdir(join(path, '..'), { recursive: true, mode: PRIVATE_DIR_MODE });
   return withFileLock(
     `${path}.lock`,
     async () => {
-      const state = await readState(path);
+      const state = readState(path);
       const queued = queueNotices(state, raised);
       const next = options.canShow === false ? { state: queued } : takeNotice(queued);
       if (JSON.stringify(next.state) !== JSON.stringify(state))
