@@ -20,6 +20,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { shortHash } from '../src/util/short-hash.js';
 import { setupWorld } from './security/attack-corpus.js';
 
 const REPO = resolve(import.meta.dirname, '..');
@@ -277,7 +278,8 @@ describe('the warm hook server', () => {
       builtins: string[];
     };
     expect(loaded.files.sort()).toEqual([HOOK, recorder].sort());
-    for (const heavy of ['vm', 'crypto', 'child_process', 'module', 'fs/promises'])
+    // Nor Node modules it can do without when the server answers: each one is start-up time.
+    for (const heavy of ['vm', 'crypto', 'child_process', 'module', 'fs/promises', 'os', 'tty'])
       expect(loaded.builtins).not.toContain(heavy);
   });
 
@@ -297,6 +299,38 @@ describe('the warm hook server', () => {
     const inProcess = await runHook(HOOK, w.args, w.input('b'), w.direct, w.project);
     expect(loose).toEqual(inProcess);
     expect((await askStatus(socket!))?.served).toBe(before.served);
+  });
+
+  it('gives a home too deep for a socket path a server all the same, behind a door only its user can open', async () => {
+    const w = await world(root, `deep-${'d'.repeat(90)}`);
+    expect(join(w.engramHome, 'run', 'hook-0123456789abcdef.sock').length).toBeGreaterThan(108);
+    const runDir = `/tmp/engram-${process.getuid!()}`;
+    const prefix = `hook-${shortHash(w.engramHome)}-`;
+    const doors = () => {
+      try {
+        return readdirSync(runDir)
+          .filter((n) => n.startsWith(prefix) && n.endsWith('.sock'))
+          .map((n) => join(runDir, n));
+      } catch {
+        return [];
+      }
+    };
+    const first = await runHook(HOOK, w.args, w.input('warm-up'), w.served, w.project);
+    expect(first.code, first.stderr).toBe(0);
+    const server = await until('the server answers', async () => {
+      for (const door of doors()) {
+        const status = await askStatus(door);
+        if (status !== undefined) return status;
+      }
+      return undefined;
+    });
+    expect(statSync(runDir).mode & 0o777).toBe(0o700);
+    expect(statSync(runDir).uid).toBe(process.getuid!());
+    const [door] = doors();
+    expect(statSync(door!).mode & 0o777).toBe(0o600);
+    const served = await runHook(HOOK, w.args, w.input('a'), w.served, w.project);
+    expect(served).toEqual(await runHook(HOOK, w.args, w.input('b'), w.direct, w.project));
+    expect((await askStatus(door!))?.served).toBe(server.served + 1);
   });
 
   it('falls back to the in-process answer when the server is gone, dies mid-way, or differs', async () => {

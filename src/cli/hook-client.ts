@@ -8,8 +8,13 @@
  *   server → `done` (the hook's stdout, stderr and exit code)
  *
  * `go` is the commit point: before it the server has done nothing for this request, so a client
- * that stops waiting (its budget ran out while another request was served) runs the hook itself
- * and the request is never run twice. It loads node:net only.
+ * that stops waiting for `ready` (its budget ran out while another request was served) runs the
+ * hook itself and the server never runs it. After `go` the client waits for `done` up to the
+ * hook's deadline (past it: the deadline's answer, and the hook is not run again). A server that
+ * goes away after `go` without answering (it crashed, or was killed) may have run part or all of
+ * the hook: the client then runs it itself, because an answer the session never saw helps no one;
+ * what the lost run wrote (a recall log line, a notice) may then be there twice. It loads node:net
+ * only.
  */
 import { connect, type Socket } from 'node:net';
 
@@ -39,7 +44,7 @@ export type HookClientOutcome =
    * Run the hook in-process. `busy`: a server is there but did not take the request in time;
    * otherwise (no server, a stale one, it declined or died) a new one may be started.
    */
-  | { kind: 'fallback'; reason: string; busy: boolean; committed: boolean };
+  | { kind: 'fallback'; reason: string; busy: boolean };
 
 export interface AskOptions {
   /** How long to wait for `ready` before running the hook in-process. */
@@ -67,11 +72,13 @@ export function askHookServer(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      socket.destroy();
+      // With an answer the process ends: the socket closes with it. (Destroying it would also
+      // make Node build process.stderr's stream, only to check the socket is not that stream.)
+      if (outcome.kind === 'fallback') socket.destroy();
+      else socket.unref();
       resolve(outcome);
     };
-    const fallback = (reason: string, busy = false) =>
-      finish({ kind: 'fallback', reason, busy, committed });
+    const fallback = (reason: string, busy = false) => finish({ kind: 'fallback', reason, busy });
     const wait = (ms: number, onTimeout: () => void) => {
       clearTimeout(timer);
       timer = setTimeout(onTimeout, ms);

@@ -6,12 +6,11 @@
  * the same code, so the answer is the same either way.
  *
  * `ENGRAM_NO_DAEMON=1` (or `"hookServer": false` in engram settings) keeps every hook in-process.
- * This file loads node:fs, node:path, node:os and node:net; the hook's own code loads only when
- * the hook runs here.
+ * On the served path this file loads node:fs, node:path and node:net only (each module Node loads
+ * is a measurable part of a process this short): node:os, node:tty, the process's own stdio
+ * streams and the hook's code load only when they are needed, that is when the hook runs here.
  */
-import { read, readdirSync, writeSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { isatty } from 'node:tty';
+import { fstatSync, readdirSync, readSync, writeSync } from 'node:fs';
 import type { LeanHookCall } from './hook-argv.js';
 import { askHookServer, type HookClientOutcome } from './hook-client.js';
 import {
@@ -20,21 +19,21 @@ import {
   hookDeadlineText,
   promptBudgetMs,
 } from './hook-deadlines.js';
-import type { HookOptions, HookRunReport, runHookCommand as RunHookCommand } from './hook-run.js';
+import type { HookRunReport, runHookCommand as RunHookCommand } from './hook-run.js';
 import type { serveHooks as ServeHooks } from './hook-server.js';
 import {
+  engramHomeFrom,
+  type HookDoor,
   hookBuildId,
+  hookDoor,
   hookDoorProblem,
-  hookRunDir,
-  hookServerHome,
   hookServerKey,
   hookServerOff,
-  hookSocketPath,
   MAX_SERVERS_PER_HOME,
   processKeyParts,
   SERVED_EVENTS,
 } from './hook-server-key.js';
-import { type CliIo, processIo } from './io.js';
+import type { CliIo } from './io.js';
 
 export interface HookRunner {
   runHookCommand: typeof RunHookCommand;
@@ -73,10 +72,12 @@ async function runInProcess(
 }
 
 /** Start a server for `home` in the background, unless the home already has its fill of them. */
-async function startServer(entry: HookEntry, home: string): Promise<void> {
+async function startServer(entry: HookEntry, home: string, door: HookDoor): Promise<void> {
   try {
-    const sockets = readdirSync(hookRunDir(home)).filter((n) => /^hook-[0-9a-f]+\.sock$/.test(n));
-    if (sockets.length >= MAX_SERVERS_PER_HOME) return;
+    const ours = (n: string) =>
+      n.startsWith(door.siblingPrefix) &&
+      /^[0-9a-f]+\.sock$/.test(n.slice(door.siblingPrefix.length));
+    if (readdirSync(door.runDir).filter(ours).length >= MAX_SERVERS_PER_HOME) return;
   } catch {
     // no run folder yet: the server makes it
   }
@@ -95,35 +96,61 @@ async function startServer(entry: HookEntry, home: string): Promise<void> {
   }
 }
 
-/**
- * All of stdin, read from its descriptor (cheaper than making process.stdin's stream, which the
- * served path otherwise never needs); a descriptor that cannot be read so (a non-blocking pipe)
- * is read through the stream, after what was already read.
- */
-function readStdin(): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    const buffer = Buffer.allocUnsafe(64 * 1024);
-    const step = () =>
-      read(0, buffer, 0, buffer.length, null, (error, n) => {
-        if (error) {
-          void processIo()
-            .readStdin()
-            .then(
-              (rest) => resolve(Buffer.concat(chunks).toString('utf8') + rest),
-              () => resolve(Buffer.concat(chunks).toString('utf8')),
-            );
-          return;
-        }
-        if (n === 0) {
-          resolve(Buffer.concat(chunks).toString('utf8'));
-          return;
-        }
-        chunks.push(Buffer.from(buffer.subarray(0, n)));
-        step();
-      });
-    step();
+/** The process's own io, for a hook that runs here: making it creates stdin's stream. */
+async function processIoFor(entry: HookEntry): Promise<CliIo> {
+  const { processIo } = await import('./io.js');
+  // A reader that closed the pipe early made that choice; it is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
   });
+  return { ...processIo(), cliEntry: entry.mainPath };
+}
+
+/**
+ * The user's home folder as `os.homedir()` gives it: `$HOME` when set (libuv reads it first), so
+ * the served path need not load node:os for it.
+ */
+async function userHomedir(env: NodeJS.ProcessEnv): Promise<string> {
+  return env.HOME || (await import('node:os')).homedir();
+}
+
+/**
+ * Whether stdin is a terminal, as `isatty(0)` says: only a character device can be one, so a
+ * pipe or a file (how Claude Code hands a hook its input) needs no node:tty.
+ */
+async function stdinIsTerminal(): Promise<boolean> {
+  try {
+    if (!fstatSync(0).isCharacterDevice()) return false;
+  } catch {
+    return false; // no descriptor 0: not a terminal either
+  }
+  return (await import('node:tty')).isatty(0);
+}
+
+/**
+ * All of stdin, read from its descriptor with blocking reads (cheaper than making process.stdin's
+ * stream, which the served path otherwise never needs); a descriptor that cannot be read so (a
+ * non-blocking pipe) is read through the stream, after what was already read.
+ */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  try {
+    for (let n = readSync(0, buffer); n > 0; n = readSync(0, buffer)) {
+      chunks.push(Buffer.from(buffer.subarray(0, n)));
+    }
+  } catch {
+    const head = Buffer.concat(chunks).toString('utf8');
+    const { processIo } = await import('./io.js');
+    return processIo()
+      .readStdin()
+      .then(
+        (rest) => head + rest,
+        () => head,
+      );
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Write `text` to a descriptor whole (through the stream if the descriptor is non-blocking). */
@@ -146,45 +173,41 @@ export async function launchHook(
   argv: readonly string[],
   entry: HookEntry,
 ): Promise<number> {
-  // The process's own io only when the hook runs here: making it creates stdin's stream.
-  const processIoFor = (): CliIo => {
-    // A reader that closed the pipe early made that choice; it is not an error.
-    process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw error;
-    });
-    return { ...processIo(), cliEntry: entry.mainPath };
-  };
   const env = process.env;
   const cwd = process.cwd();
-  const home = hookServerHome(env, cwd, homedir());
+  const homedir = await userHomedir(env);
+  const home = engramHomeFrom(env, cwd, homedir);
   const build = hookBuildId(entry.bundlePath);
-  if (hookServerOff(env) || !SERVED_EVENTS.has(call.event) || build === undefined) {
-    return runInProcess(call, processIoFor(), entry, home);
-  }
-  const key = hookServerKey(processKeyParts(home, build));
-  const socketPath = hookSocketPath(home, key);
   const uid = process.getuid?.() ?? -1;
-  if (socketPath === undefined || uid < 0) return runInProcess(call, processIoFor(), entry, home);
+  const key = build === undefined ? undefined : hookServerKey(processKeyParts(home, build));
+  const door = key === undefined || uid < 0 ? undefined : hookDoor(home, key, env, uid);
+  if (
+    hookServerOff(env) ||
+    !SERVED_EVENTS.has(call.event) ||
+    key === undefined ||
+    door === undefined
+  ) {
+    return runInProcess(call, await processIoFor(entry), entry, home);
+  }
 
-  const stdinIsTty = isatty(0);
+  const stdinIsTty = await stdinIsTerminal();
   const stdin = call.options.input === undefined && !stdinIsTty ? await readStdin() : '';
   const started = Date.now();
   const budget = call.event === 'user-prompt-submit' ? promptBudgetMs(call.options) : undefined;
   const deadlineMs = hookDeadlineMs(call.event, call.options, env);
-  const problem = hookDoorProblem(hookRunDir(home), socketPath, uid);
+  const problem = hookDoorProblem(door.runDir, door.socketPath, uid);
   const outcome: HookClientOutcome =
     problem !== undefined
-      ? { kind: 'fallback', reason: problem.text, busy: false, committed: false }
+      ? { kind: 'fallback', reason: problem.text, busy: false }
       : await askHookServer(
-          socketPath,
+          door.socketPath,
           {
             t: 'req',
             key,
             event: call.event,
             argv: [...argv],
             cwd,
-            homedir: homedir(),
+            homedir,
             env,
             stdin,
             stdinIsTty,
@@ -206,7 +229,7 @@ export async function launchHook(
     writeAll(2, hookDeadlineText(call.event, deadlineMs));
     return 1;
   }
-  const io: CliIo = { ...processIoFor(), stdinIsTty, readStdin: async () => stdin };
+  const io: CliIo = { ...(await processIoFor(entry)), stdinIsTty, readStdin: async () => stdin };
   // Time spent waiting on the server comes off the prompt's budget.
   const options = budgetAfterWait(call.event, call.options, Date.now() - started);
   const report: HookRunReport = {};
@@ -215,7 +238,7 @@ export async function launchHook(
   // is: a new server makes the folder 0700 again and finds the old one, or replaces its socket).
   const ours = problem?.kind !== 'foreign';
   if (!outcome.busy && ours && report.hookServerAllowed !== false) {
-    await startServer(entry, home);
+    await startServer(entry, home, door);
   }
   return code;
 }

@@ -7,7 +7,6 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseLeanHookArgv } from './hook-argv.js';
 import { type HookEntry, type HookRunner, launchHook, serveFromEntry } from './hook-launch.js';
 
@@ -30,20 +29,20 @@ const ENTRY: HookEntry = {
   loadRunner: hookRunner,
 };
 
+/** The full CLI, which reads process.argv itself. */
+async function runMain(): Promise<undefined> {
+  const { pathToFileURL } = await import('node:url');
+  await import(pathToFileURL(MAIN).href);
+  return undefined;
+}
+
 async function main(argv: string[]): Promise<number | undefined> {
-  if (!existsSync(BUNDLE)) {
-    await import(pathToFileURL(MAIN).href);
-    return undefined;
-  }
+  if (!existsSync(BUNDLE)) return runMain();
   if (argv[0] === 'hook-server' && argv.length === 2) {
     process.exit(await serveFromEntry(argv[1]!, ENTRY));
   }
   const hook = parseLeanHookArgv(argv);
-  if (!hook) {
-    // The full CLI reads process.argv itself.
-    await import(pathToFileURL(MAIN).href);
-    return undefined;
-  }
+  if (!hook) return runMain();
   const code = await launchHook(hook, argv, ENTRY);
   setTimeout(() => process.exit(code), 200).unref();
   return code;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { engramHome } from '../config/environment.js';
 import { DEFAULT_RECALL_BUDGET_MS } from '../hooks/events.js';
 import { PROMPT_BUDGET_MS } from './hook-launch.js';
-import { hookServerHome, hookServerKey, hookSocketPath, keyedEnv } from './hook-server-key.js';
+import { engramHomeFrom, hookDoor, hookServerKey, keyedEnv } from './hook-server-key.js';
 
 const parts = {
   home: '/h/.engram',
@@ -22,7 +22,7 @@ describe('the hook server key', () => {
       { ENGRAM_HOME: ' /abs ' },
       { ENGRAM_HOME: '' },
     ])
-      expect(hookServerHome(env, '/cwd', '/users/me')).toBe(
+      expect(engramHomeFrom(env, '/cwd', '/users/me')).toBe(
         engramHome({ env, cwd: '/cwd', homedir: '/users/me' }),
       );
   });
@@ -56,10 +56,31 @@ describe('the hook server key', () => {
     expect(keyedEnv(parts.env).map(([name]) => name)).toEqual(['ENGRAM_X', 'HOME', 'PATH']);
   });
 
-  it('gives no socket to a home too deep for a Unix socket path', () => {
-    expect(hookSocketPath('/h/.engram', 'k')).toMatch(
-      /^\/h\/\.engram\/run\/hook-[0-9a-f]{16}\.sock$/,
-    );
-    expect(hookSocketPath(`/${'d'.repeat(100)}`, 'k')).toBeUndefined();
+  it("puts a deep home's socket in a short folder of the user's, one name per home and key", () => {
+    expect(hookDoor('/h/.engram', 'k', {}, 1000)).toEqual({
+      runDir: '/h/.engram/run',
+      socketPath: expect.stringMatching(/^\/h\/\.engram\/run\/hook-[0-9a-f]{16}\.sock$/),
+      siblingPrefix: 'hook-',
+    });
+    const deep = `/${'d'.repeat(100)}/.engram`;
+    const inTmp = hookDoor(deep, 'k', {}, 1000);
+    expect(inTmp?.runDir).toBe('/tmp/engram-1000');
+    expect(inTmp?.socketPath).toMatch(/^\/tmp\/engram-1000\/hook-[0-9a-f]{16}-[0-9a-f]{16}\.sock$/);
+    expect(inTmp?.socketPath.startsWith(`${inTmp.runDir}/${inTmp.siblingPrefix}`)).toBe(true);
+    // The XDG runtime folder when it is absolute and short enough; never a relative one.
+    const xdg = hookDoor(deep, 'k', { XDG_RUNTIME_DIR: '/run/user/1000' }, 1000);
+    expect(xdg?.runDir).toBe('/run/user/1000/engram');
+    expect(hookDoor(deep, 'k', { XDG_RUNTIME_DIR: 'run' }, 1000)?.runDir).toBe('/tmp/engram-1000');
+    const longXdg = { XDG_RUNTIME_DIR: `/${'x'.repeat(80)}` };
+    expect(hookDoor(deep, 'k', longXdg, 1000)?.runDir).toBe('/tmp/engram-1000');
+    // Another home or another key: another socket; the same home's servers share a prefix.
+    const otherHome = hookDoor(`${deep}2`, 'k', {}, 1000)!;
+    const otherKey = hookDoor(deep, 'k2', {}, 1000)!;
+    expect(otherHome.siblingPrefix).not.toBe(inTmp?.siblingPrefix);
+    expect(otherKey.siblingPrefix).toBe(inTmp?.siblingPrefix);
+    expect(otherKey.socketPath).not.toBe(inTmp?.socketPath);
+    // Every door fits a Unix socket path with the server's temp suffix.
+    for (const door of [inTmp, xdg, otherHome, otherKey])
+      expect(`${door!.socketPath}.4194304`.length).toBeLessThan(108);
   });
 });

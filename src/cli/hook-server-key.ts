@@ -9,8 +9,10 @@
  * imports node:fs and node:path only.
  */
 import { lstatSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { shortHash } from '../util/short-hash.js';
+
+export { engramHomeFrom } from '../config/engram-home.js';
 
 /** Bumped when a message changes shape: it is part of the key, so old and new never talk. */
 export const HOOK_SERVER_PROTOCOL = 1;
@@ -26,7 +28,8 @@ export const MAX_SERVERS_PER_HOME = 4;
 
 /**
  * Unix socket paths are limited to 108 bytes with the terminator; the server binds a temp name
- * 16 bytes longer first. A home deeper than that gets no server: every hook runs in-process.
+ * 16 bytes longer first. A home deeper than that has its socket in a short folder of this user's
+ * instead (see `hookDoor`).
  */
 const MAX_SOCKET_PATH = 90;
 
@@ -39,16 +42,6 @@ export function hookServerOff(env: Record<string, string | undefined>): boolean 
 export function hookServerIdleMs(env: Record<string, string | undefined>): number {
   const value = Number(env.ENGRAM_HOOK_SERVER_IDLE_MS);
   return Number.isInteger(value) && value > 0 ? value : DEFAULT_IDLE_MS;
-}
-
-/** `$ENGRAM_HOME`, default `~/.engram`: the same rule as config's `engramHome`. Pure. */
-export function hookServerHome(
-  env: Record<string, string | undefined>,
-  cwd: string,
-  homedir: string,
-): string {
-  const fromEnv = env.ENGRAM_HOME?.trim();
-  return fromEnv ? resolve(cwd, fromEnv) : join(homedir, '.engram');
 }
 
 /**
@@ -156,14 +149,49 @@ export function processKeyParts(home: string, build: string): HookServerKeyParts
   };
 }
 
+/** The home's own run folder, where its servers' sockets live when the path is short enough. */
 export function hookRunDir(home: string): string {
   return join(home, 'run');
 }
 
-/** The server's socket for a key, or undefined when the path would be too long to bind. Pure. */
-export function hookSocketPath(home: string, key: string): string | undefined {
-  const path = join(hookRunDir(home), `hook-${shortHash(key)}.sock`);
-  return path.length <= MAX_SOCKET_PATH ? path : undefined;
+/** Where a server's socket lives, and how its siblings (the same home's other servers) are named. */
+export interface HookDoor {
+  /** The folder: 0700, this user's; the home's `run` folder, or a short shared one. */
+  runDir: string;
+  socketPath: string;
+  /** Socket names in `runDir` that start with this belong to the same home. */
+  siblingPrefix: string;
+}
+
+/**
+ * The door of the server for `key` (which holds the home). Under `<home>/run` when the path fits
+ * a Unix socket; otherwise under `$XDG_RUNTIME_DIR/engram` (a folder only this user can enter,
+ * by the XDG spec) or `/tmp/engram-<uid>`, named after the home's and the key's hashes, so a
+ * deep home still gets a server. Undefined when no candidate fits. Pure.
+ */
+export function hookDoor(
+  home: string,
+  key: string,
+  env: Readonly<Record<string, string | undefined>>,
+  uid: number,
+): HookDoor | undefined {
+  const keyHash = shortHash(key);
+  const own = join(hookRunDir(home), `hook-${keyHash}.sock`);
+  if (own.length <= MAX_SOCKET_PATH) {
+    return { runDir: hookRunDir(home), socketPath: own, siblingPrefix: 'hook-' };
+  }
+  const siblingPrefix = `hook-${shortHash(home)}-`;
+  const runtime = env.XDG_RUNTIME_DIR;
+  const shared = [
+    // Only an absolute XDG folder: a relative one would move with each request's cwd.
+    ...(runtime?.startsWith('/') ? [join(runtime, 'engram')] : []),
+    `/tmp/engram-${uid}`,
+  ];
+  for (const runDir of shared) {
+    const socketPath = join(runDir, `${siblingPrefix}${keyHash}.sock`);
+    if (socketPath.length <= MAX_SOCKET_PATH) return { runDir, socketPath, siblingPrefix };
+  }
+  return undefined;
 }
 
 export interface DoorProblem {

@@ -11,8 +11,9 @@
  * - One request at a time (the hook's code may read process.cwd(); the server chdirs to each
  *   request's folder), in arrival order; a request waits for `go` (see hook-client.ts) so a client
  *   that gave up is never served behind its back.
- * - Its door: `$ENGRAM_HOME/run/hook-<key hash>.sock`, mode 0600 in a 0700 folder of this uid
- *   (the kernel lets no other user connect). Bound under a temp name, chmod'ed, then renamed into
+ * - Its door: `$ENGRAM_HOME/run/hook-<key hash>.sock` (a home too deep for a socket path uses a
+ *   short folder of this user's, see `hookDoor`), mode 0600 in a 0700 folder of this uid (the
+ *   kernel lets no other user connect). Bound under a temp name, chmod'ed, then renamed into
  *   place under a lock folder, so a second server racing to start finds the first and exits.
  * - It exits when idle (`ENGRAM_HOOK_SERVER_IDLE_MS`, default 5 minutes), when its home or its
  *   socket disappears or is replaced, when the build changes, when a request reached the hook's
@@ -27,10 +28,9 @@ import { budgetAfterWait } from './hook-deadlines.js';
 import { type HookRunReport, runHookCommand } from './hook-run.js';
 import {
   hookBuildId,
-  hookRunDir,
+  hookDoor,
   hookServerIdleMs,
   hookServerKey,
-  hookSocketPath,
   processKeyParts,
   SERVED_EVENTS,
 } from './hook-server-key.js';
@@ -87,7 +87,8 @@ function answers(path: string): Promise<boolean> {
 /**
  * The run folder, made 0700 if it is ours; a folder of someone else, or a link: undefined. The
  * engram home itself is never created: a home removed before the server started (a test's temp
- * home, say) must stay removed, and the server then has nothing to serve.
+ * home, say) must stay removed, and the server then has nothing to serve. A shared run folder
+ * (`/tmp/engram-<uid>`) someone else made first is theirs: no server, every hook in-process.
  */
 function ownRunDir(home: string, runDir: string, uid: number): string | undefined {
   try {
@@ -207,9 +208,9 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
   const build = hookBuildId(options.bundlePath);
   if (build === undefined || uid < 0) return 1;
   const key = hookServerKey(processKeyParts(options.home, build));
-  const socketPath = hookSocketPath(options.home, key);
-  const runDir = hookRunDir(options.home);
-  if (socketPath === undefined || ownRunDir(options.home, runDir, uid) === undefined) return 1;
+  const door = hookDoor(options.home, key, process.env, uid);
+  if (door === undefined || ownRunDir(options.home, door.runDir, uid) === undefined) return 1;
+  const { socketPath } = door;
 
   const queue: Job[] = [];
   let running = false;

@@ -1,5 +1,6 @@
 import { homedir as osHomedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { engramHomeFrom } from './engram-home.js';
 import { findGitLocation } from './git-root.js';
 
 /** Where engram runs: everything that would otherwise be read from globals, passed in. */
@@ -15,8 +16,7 @@ export function defaultEnvironment(): EngramEnvironment {
 
 /** `$ENGRAM_HOME`, default `~/.engram`. */
 export function engramHome(environment: EngramEnvironment): string {
-  const fromEnv = environment.env.ENGRAM_HOME?.trim();
-  return fromEnv ? resolve(environment.cwd, fromEnv) : join(environment.homedir, '.engram');
+  return engramHomeFrom(environment.env, environment.cwd, environment.homedir);
 }
 
 /** Managed (admin) files live here: `settings.json`, `AGENTS.md`. `ENGRAM_MANAGED_DIR` moves it for tests and packaging. */
