@@ -356,8 +356,8 @@ describe('engram hook with a model (scripted server)', () => {
 
 const BUILT_MAIN = resolve(import.meta.dirname, '../dist/cli/main.js');
 const quoted = (word: string) => `"${word}"`;
-/** What `hook install` writes by default: this node and the built CLI, both absolute. */
-const ABSOLUTE = `${quoted(process.execPath)} ${quoted(BUILT_MAIN)}`;
+/** What `hook install` writes by default: this node and the built hook entry the plugin runs. */
+const ABSOLUTE = `${quoted(process.execPath)} ${quoted(resolve(import.meta.dirname, '../dist/cli/hook.cjs'))}`;
 
 /** A command of one's own that runs engram (a wrapper script, as people write them). */
 async function wrapperCommand(name: string): Promise<string> {
@@ -403,6 +403,17 @@ describe('engram hook install / uninstall', () => {
 
     // Installing twice changes nothing and never duplicates.
     expect((await run(['install', '--project'])).stdout).toMatch(/^Already installed/);
+    expect(JSON.parse(await readFile(settingsPath, 'utf8'))).toEqual(after);
+    // An install of an older build (the CLI itself, main.js) is replaced, not kept beside ours.
+    const older = JSON.parse(
+      JSON.stringify(after).replaceAll(
+        JSON.stringify(ABSOLUTE).slice(1, -1),
+        JSON.stringify(`${quoted(process.execPath)} ${quoted(BUILT_MAIN)}`).slice(1, -1),
+      ),
+    );
+    expect(older).not.toEqual(after);
+    await writeFile(settingsPath, JSON.stringify(older, null, 2));
+    expect((await run(['install', '--project'])).stdout).toMatch(/^Installed engram hooks/);
     expect(JSON.parse(await readFile(settingsPath, 'utf8'))).toEqual(after);
 
     const removed = await run(['uninstall', '--project']);

@@ -49,8 +49,9 @@ export function isEngramHook(handler: unknown, command?: string): boolean {
   if (typeof handler !== 'object' || handler === null) return false;
   const line = (handler as HookHandler).command;
   if (typeof line !== 'string' || !OURS.test(line)) return false;
-  // The absolute command `hook install` writes runs the built CLI, wherever it lives.
-  if (/engram|[/\\]dist[/\\]cli[/\\]main\.js\b/.test(line)) return true;
+  // The absolute command `hook install` writes runs the built hook entry (the CLI before it),
+  // wherever it lives.
+  if (/engram|[/\\]dist[/\\]cli[/\\](main\.js|hook\.cjs)\b/.test(line)) return true;
   const prefix = command?.trim();
   return prefix !== undefined && prefix !== '' && line.trim().startsWith(`${prefix} hook `);
 }

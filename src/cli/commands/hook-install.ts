@@ -1,13 +1,13 @@
 /**
  * `engram hook install|uninstall`: engram's hooks in a Claude Code settings file, for people who
- * prefer settings files to the plugin. The command written is absolute (this Node and this CLI
- * unless `--command` says otherwise) and is run once before anything is written, so a hook can
+ * prefer settings files to the plugin. The command written is absolute (this Node and this build's
+ * hook entry unless `--command` says otherwise) and is run once before anything is written, so a hook can
  * never fail later with "engram: not found". The same file turns Claude Code's own auto memory
  * off; uninstall puts back exactly what it held.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import {
@@ -56,7 +56,11 @@ function installableMainPath(io: CliIo): string | undefined {
   return undefined;
 }
 
-/** How Claude Code should run this engram: this Node binary and this CLI file, both absolute. */
+/**
+ * How Claude Code should run this engram: this Node binary and the lean hook entry beside the CLI
+ * (dist/cli/hook.cjs, what the plugin runs: the warm hook server's thin client, and the full CLI
+ * for anything but a hook), both absolute; the CLI itself in a build without that entry.
+ */
 export function absoluteEngramCommand(io: CliIo): string {
   const main = installableMainPath(io);
   if (main === undefined)
@@ -64,7 +68,8 @@ export function absoluteEngramCommand(io: CliIo): string {
       'not_found',
       'cannot find the built CLI (dist/cli/main.js); run `npm run build`, or pass --command.',
     );
-  return `${shellQuote(process.execPath)} ${shellQuote(main)}`;
+  const hookEntry = join(dirname(main), 'hook.cjs');
+  return `${shellQuote(process.execPath)} ${shellQuote(existsSync(hookEntry) ? hookEntry : main)}`;
 }
 
 /**
