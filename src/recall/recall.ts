@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { MemoryLayer } from '../config/memory-chain.js';
+import type { MemoryLayer, MemoryLayerName } from '../config/memory-chain.js';
 import { buildInjection, prepareInjectedMemory } from '../inject/build.js';
 import { DEFAULT_INJECTION_LIMITS, type InjectionLimits } from '../inject/constants.js';
 import { type InjectionHistory, injectionHistory } from '../inject/history.js';
@@ -64,6 +64,13 @@ export interface RecallOptions {
   staleAfterDays?: number;
   /** Append this recall's shape to this JSONL file. */
   metricsLog?: string;
+  /**
+   * The recall log of a further layer, by layer name (the runtime names the user layer's): a
+   * recall that injects a memory of that layer appends its shape there too, and that layer's
+   * memories take their last-recalled times from it as well. A user memory is recalled in many
+   * projects, some with no memory folder of their own (hence no project log).
+   */
+  layerLogs?: Readonly<Partial<Record<MemoryLayerName, string>>>;
   /**
    * Checks the selected memories' claims against the project (see the drift layer). Its verdict
    * enters a header only when ready within the verifier's `waitMs`; otherwise the header is as
@@ -144,8 +151,8 @@ export async function recall(options: RecallOptions): Promise<RecallResult> {
   const outcome = earlyOutcome(options, run) ?? (await selectAndInject(options, run));
   run.shape.durationMs = Math.round((performance.now() - run.started) * 1000) / 1000;
   run.shape.timeSpentMs = run.shape.durationMs;
-  if (options.metricsLog) {
-    await appendRecallMetrics(options.metricsLog, run.shape).catch((error: unknown) => {
+  for (const log of logsFor(options, run.shape)) {
+    await appendRecallMetrics(log, run.shape).catch((error: unknown) => {
       run.notes.push(`could not append recall metrics: ${(error as Error).message}`);
     });
   }
@@ -298,6 +305,42 @@ function describeSelected(
   };
 }
 
+/** The logs a recall's shape goes to: its own, and each further layer's whose memory it injected. */
+function logsFor(options: RecallOptions, shape: RecallShape): string[] {
+  const logs = options.metricsLog ? [options.metricsLog] : [];
+  for (const [layer, log] of Object.entries(options.layerLogs ?? {})) {
+    if (log && shape.layers?.includes(layer) && !logs.includes(log)) logs.push(log);
+  }
+  return logs;
+}
+
+/**
+ * When each candidate was last recalled: from the recall's own log, and for a further layer's
+ * memories also from that layer's log (the newer time wins). A file name stands for the memory,
+ * as in the ranker: a layer's log may name a same-named project memory of another repository.
+ */
+async function lastRecalledFor(
+  options: RecallOptions,
+  candidates: readonly MemoryHeader[],
+): Promise<ReadonlyMap<string, number> | undefined> {
+  const own = options.metricsLog
+    ? await readLastRecalled(options.metricsLog).catch(() => undefined)
+    : undefined;
+  const further = Object.entries(options.layerLogs ?? {});
+  if (further.length === 0) return own;
+  const merged = new Map(own);
+  for (const [layer, log] of further) {
+    const times = log ? await readLastRecalled(log).catch(() => undefined) : undefined;
+    if (!times || times.size === 0) continue;
+    for (const c of candidates) {
+      const at = c.layer === layer ? times.get(c.file) : undefined;
+      if (at !== undefined && at > (merged.get(c.file) ?? Number.NEGATIVE_INFINITY))
+        merged.set(c.file, at);
+    }
+  }
+  return merged;
+}
+
 async function choose(
   options: RecallOptions,
   set: CandidateSet,
@@ -306,11 +349,7 @@ async function choose(
   notes: string[],
 ): Promise<string[]> {
   const { candidates } = set;
-  const lastRecalled =
-    options.lastRecalled ??
-    (options.metricsLog
-      ? await readLastRecalled(options.metricsLog).catch(() => undefined)
-      : undefined);
+  const lastRecalled = options.lastRecalled ?? (await lastRecalledFor(options, candidates));
   const offline = () => {
     const allowed = new Set(candidates.map((c) => c.file));
     // The cut-off judges only the memories that may still be chosen: one already in the

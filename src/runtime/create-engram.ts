@@ -6,6 +6,7 @@ import {
   type EngramEnvironment,
   engramHome,
   loadSettings,
+  type MemoryLayer,
   mergedSettings,
   resolveMemoryChain,
   sanitizeProjectPath,
@@ -131,6 +132,18 @@ export function createEngram(options: EngramOptions = {}): Engram {
     return recallLog;
   };
 
+  /**
+   * The user layer keeps its own recall log (`<user dir>/.engram/recall-metrics.jsonl`): its
+   * memories are recalled in every project, some without a memory folder to log in, and their
+   * last-recalled time (the reference decay's input) must not depend on the project. Only with
+   * the default log: a host that names its log, or turns it off, keeps every line there.
+   */
+  const layerLogsFor = (request: RecallRequest, layers: readonly MemoryLayer[]) => {
+    if (request.log !== undefined || options.recallLog !== undefined) return {};
+    const user = layers.find((l) => l.layer === 'user');
+    return user ? { layerLogs: { user: metricsPathFor(user.dir) } } : {};
+  };
+
   const engram: Engram = {
     environment,
     memoryDir,
@@ -229,6 +242,7 @@ export function createEngram(options: EngramOptions = {}): Engram {
       ...(signals.length > 1 ? { signal: AbortSignal.any(signals) } : {}),
       ...(useModel ? { model } : {}),
       ...(log ? { metricsLog: log } : {}),
+      ...layerLogsFor(request, layers),
       ...(request.verifier ? { verifier: request.verifier } : {}),
     };
   }

@@ -1,0 +1,82 @@
+/**
+ * A user memory is recalled in many projects, some with no memory folder of their own. Its
+ * last-recalled time (the reference decay's input) lives in the user layer's own recall log, so
+ * a recall anywhere counts, and a project without a memory folder still records it.
+ */
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { RECALL_METRICS_FILE } from '../../src/recall/metrics.js';
+import { createEngram } from '../../src/runtime/create-engram.js';
+import { fixedClock } from '../../src/util/clock.js';
+
+const NOW = Date.parse('2026-06-01T12:00:00Z');
+const DAY = 86_400_000;
+
+function machine() {
+  const root = mkdtempSync(join(tmpdir(), 'engram-user-log-'));
+  const home = join(root, 'home');
+  const engramHome = join(home, '.engram');
+  const userDir = join(engramHome, 'user', 'memory');
+  mkdirSync(userDir, { recursive: true });
+  const repo = (name: string) => {
+    const cwd = join(root, name);
+    mkdirSync(cwd, { recursive: true });
+    return createEngram({
+      cwd,
+      homedir: home,
+      env: { ENGRAM_HOME: engramHome },
+      clock: fixedClock(NOW),
+    });
+  };
+  const reference = (file: string, description: string) => {
+    writeFileSync(
+      join(userDir, file),
+      `---\nname: ${file}\ndescription: ${description}\ntype: reference\n---\nSee the board.\n`,
+    );
+    const t = (NOW - 90 * DAY) / 1000;
+    utimesSync(join(userDir, file), t, t);
+  };
+  return { userDir, repo, reference };
+}
+
+describe('the user layer’s recall log', () => {
+  it('records a user memory recalled in a repository with no memory folder', async () => {
+    const { userDir, repo, reference } = machine();
+    reference('latency-board.md', 'grafana board for checkout latency alerts');
+    const engram = repo('no-memory-folder');
+    const result = await engram.recall({
+      query: 'where is the grafana board for checkout latency',
+    });
+    expect(result.selected.map((m) => [m.file, m.layer])).toEqual([['latency-board.md', 'user']]);
+    expect(existsSync(engram.memoryDir)).toBe(false); // still never created to log a read
+    const lines = readFileSync(join(userDir, RECALL_METRICS_FILE), 'utf8').trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l).files)).toEqual([['latency-board.md']]);
+  });
+
+  it('keeps a reference recalled in another repository ahead of an equal one nobody recalled', async () => {
+    const { repo, reference } = machine();
+    // Two references alike in every word, both written 90 days ago.
+    reference('alpha-board.md', 'dashboard links for the billing service deploys');
+    reference('zeta-board.md', 'dashboard links for the billing service deploys');
+    const query = 'dashboard links for the billing service deploys';
+    const elsewhere = repo('elsewhere');
+    // Recalled yesterday in another repository (no memory folder there either).
+    const yesterday = elsewhere.recall({
+      query,
+      clock: fixedClock(NOW - DAY),
+      alreadySurfaced: ['zeta-board.md'],
+    });
+    expect((await yesterday).selected.map((m) => m.file)).toEqual(['alpha-board.md']);
+    const here = await repo('here').recall({ query });
+    expect(here.selected.map((m) => m.file)[0]).toBe('alpha-board.md');
+  });
+});
