@@ -8,6 +8,7 @@
 
 import {
   closeSync,
+  constants,
   type Dirent,
   existsSync,
   fstatSync,
@@ -114,7 +115,7 @@ export async function scanMemoriesCached(
   const prefix = pathPrefix(dir);
   let sliceStart = performance.now();
   for (let i = 0; i < files.length; i++) {
-    if ((i & 31) === 0 && performance.now() - sliceStart > SLICE_MS) {
+    if ((i & 7) === 0 && performance.now() - sliceStart > SLICE_MS) {
       await yieldToLoop();
       sliceStart = performance.now();
     }
@@ -125,14 +126,18 @@ export async function scanMemoriesCached(
     const file = files[i]!;
     seen.add(file);
     checked++;
-    const info = statSync(prefix + file, { throwIfNoEntry: false });
-    if (info === undefined || !info.isFile()) continue; // removed (or replaced) while we looked
     const cached = cache.entries.get(file);
-    if (cached?.trusted && sameIdentity(cached.id, identityOf(info))) {
-      memories.push(cached.header);
-      continue;
+    // Without a cached entry there is nothing to compare a stat with: the read's fstat is the one.
+    if (cached?.trusted) {
+      const info = statSync(prefix + file, { throwIfNoEntry: false });
+      if (info === undefined || !info.isFile()) continue; // removed (or replaced) while we looked
+      if (sameIdentity(cached.id, identityOf(info))) {
+        memories.push(cached.header);
+        continue;
+      }
     }
-    const entry = readEntry(dir, file, now);
+    const entry = readEntry(dir, prefix, file, now);
+    if (entry === 'not a file') continue;
     read++;
     if (entry === undefined) {
       allTrusted = false; // gone between the listing and the read: look again next turn
@@ -182,13 +187,22 @@ function sameEntry(a: CacheEntry, b: CacheEntry): boolean {
   return sameIdentity(a.id, b.id) && JSON.stringify(a.header) === JSON.stringify(b.header);
 }
 
-/** Open, fstat, read the head, parse. The identity is taken before the read, so a later change is seen. */
-function readEntry(dir: string, file: string, now: () => number): CacheEntry | undefined {
-  const path = join(dir, file);
+/**
+ * Open, fstat, read the head, parse. The identity is taken before the read, so a later change is
+ * seen. 'not a file' when the path is no longer a regular file (a folder or a FIFO swapped in since
+ * the listing; O_NONBLOCK so that opening a FIFO does not wait for a writer).
+ */
+function readEntry(
+  dir: string,
+  prefix: string,
+  file: string,
+  now: () => number,
+): CacheEntry | 'not a file' | undefined {
+  const path = prefix + file;
   const readAtMs = now();
   let fd: number;
   try {
-    fd = openSync(path, 'r');
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT') return undefined;
@@ -198,7 +212,9 @@ function readEntry(dir: string, file: string, now: () => number): CacheEntry | u
   let id: FileIdentity;
   let header: MemoryHeader;
   try {
-    id = identityOf(fstatSync(fd));
+    const info = fstatSync(fd);
+    if (!info.isFile()) return 'not a file';
+    id = identityOf(info);
     // One buffer for every head: nothing keeps it (the text is decoded out of it), and a fresh
     // 4 KB each time is 8 MB of garbage for a cold scan of 2,000 files (collections the host feels).
     const buffer = headBuffer;
