@@ -4,6 +4,7 @@
  * recall log or the project.
  */
 import type { AuditProblem } from '../memdir/index.js';
+import { decayFromSettings } from '../recall/decay.js';
 
 export type FindingSeverity = 'error' | 'warning' | 'info';
 
@@ -93,6 +94,19 @@ export function auditFinding(p: AuditProblem): DoctorFinding {
     message: p.message,
     fix: known.fix,
   };
+}
+
+/**
+ * A setting recall reads and refused: the value is ignored and its default used, which nothing
+ * else says (a recall does not print, a hook cannot). One finding per refused value. Pure.
+ */
+export function settingsFindings(settings: Readonly<Record<string, unknown>>): DoctorFinding[] {
+  return decayFromSettings(settings.recallDecay).problems.map((problem) => ({
+    kind: 'invalid_setting',
+    severity: 'warning',
+    message: `${problem}; recall uses the default for it instead.`,
+    fix: 'correct or remove it in the settings file that sets `recallDecay` (see docs/recall.md)',
+  }));
 }
 
 /** Errors first, then warnings, then info; stable within each. Pure. */

@@ -20,7 +20,12 @@ import {
   nearDuplicateDescriptions,
   type Polarity,
 } from './doctor-checks.js';
-import { auditFinding, type DoctorFinding, sortFindings } from './doctor-findings.js';
+import {
+  auditFinding,
+  type DoctorFinding,
+  settingsFindings,
+  sortFindings,
+} from './doctor-findings.js';
 import {
   contentFindings,
   indexFindings,
@@ -38,6 +43,8 @@ export interface DoctorOptions {
   verifyBudgetMs?: number;
   /** The recall log (default: the one in the memory directory). */
   recallLog?: string;
+  /** The merged settings the directory is used with: values recall refuses are named. */
+  settings?: Readonly<Record<string, unknown>>;
   clock?: Clock;
 }
 
@@ -90,6 +97,7 @@ export async function diagnoseMemoryDir(
   const active = bodies.filter((b) => b.header.status === 'active');
   const findings: DoctorFinding[] = audit.problems.map(auditFinding);
   findings.push(...indexFindings(crossCheck, truncateIndex(indexText)));
+  if (options.settings) findings.push(...settingsFindings(options.settings));
   const polarity = { correction: 0, confirmation: 0, mixed: 0, neither: 0 };
   for (const b of active) {
     const dates = findRelativeDates(b.content);

@@ -222,3 +222,35 @@ describe('engram doctor', () => {
     expect(report.findings.map((f: Finding) => f.kind)).toContain('claim_fails');
   });
 });
+
+describe('engram doctor and the settings it runs with', () => {
+  it('names each recallDecay value it refused and kept the default for', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'engram-doctor-settings-'));
+    const dir = join(root, 'memory');
+    mkdirSync(dir);
+    memory(
+      dir,
+      'style.md',
+      { name: 'style', description: 'the user wants two-space indentation', type: 'user' },
+      'Indent with two spaces.',
+    );
+    writeFileSync(join(dir, 'MEMORY.md'), '- [style](style.md) — two-space indentation\n');
+    const env = cliEnv(join(root, 'home'));
+    mkdirSync(env.ENGRAM_HOME!, { recursive: true });
+    writeFileSync(
+      join(env.ENGRAM_HOME!, 'settings.json'),
+      JSON.stringify({ recallDecay: { halfLifeDays: { user: -5 }, reference: 'often' } }),
+    );
+    const run = await runCliProcess(['doctor', '--dir', dir, '--json'], env, root);
+    const findings = (JSON.parse(run.stdout) as { findings: Finding[] }).findings;
+    const settings = findings.filter((f) => f.kind === 'invalid_setting');
+    expect(settings.map((f) => f.message)).toEqual([
+      expect.stringContaining('recallDecay.halfLifeDays.user must be a positive number'),
+      expect.stringContaining('recallDecay.reference must be an object'),
+    ]);
+    expect(settings.every((f) => f.severity === 'warning' && /default/.test(f.message))).toBe(true);
+    expect(run.code).toBe(1);
+    const text = await runCliProcess(['doctor', '--dir', dir], env, root);
+    expect(text.stdout).toContain('warning invalid_setting: recallDecay.halfLifeDays.user');
+  });
+});

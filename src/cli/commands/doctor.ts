@@ -12,8 +12,8 @@ import {
   CliExit,
   type CommonOptions,
   environmentFor,
-  memoryDirFor,
   printJson,
+  runtimeFor,
   withCommonOptions,
 } from '../common.js';
 import type { CliIo } from '../io.js';
@@ -66,7 +66,8 @@ export function registerDoctorCommands(program: Command, io: CliIo): void {
       '10000',
     )
     .action(async (opts: DoctorCliOptions) => {
-      const { path: dir } = memoryDirFor(io, opts);
+      const runtime = runtimeFor(io, opts);
+      const dir = runtime.memoryDir;
       const env = environmentFor(io, opts);
       const budget = Number(opts.verifyBudgetMs);
       if (!Number.isFinite(budget) || budget < 0)
@@ -74,6 +75,7 @@ export function registerDoctorCommands(program: Command, io: CliIo): void {
       const options = {
         projectDir: env.cwd,
         verifyBudgetMs: budget,
+        settings: runtime.settings,
         ...(opts.log ? { recallLog: resolve(env.cwd, opts.log) } : {}),
       };
       let report = await diagnoseMemoryDir(dir, options);
