@@ -8,6 +8,7 @@ import type { CacheEntry, DirectoryCache } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
 import { runStepsInSlices } from '../util/steps.js';
 import {
+  analyzeForIndex,
   analyzeForRanking,
   analyzeForStorage,
   buildOfflineRanker,
@@ -167,12 +168,12 @@ async function buildRanker(
       complete = false;
       return undefined;
     }
-    const stored = analyzeForStorage(memory);
+    const { stored, document } = analyzeForIndex(memory);
     if (own) {
       own.entry.derived = { [key]: stored }; // drops analyses of other analyzer versions
       own.cache.dirty = true;
     }
-    return rankerDocumentFrom(stored);
+    return document;
   };
   const generation = plan.generation();
   // A one-shot process: the index saved with this very generation of the directory, if any.

@@ -189,20 +189,33 @@ const joined = (xs: readonly string[]): string | string[] =>
 const split = (x: string | string[]): string[] =>
   Array.isArray(x) ? x : x === '' ? [] : x.split(' ');
 
-/** Tokenize one memory's fields, in the form a cache keeps. Pure. */
-export function analyzeForStorage(memory: RankableMemory): StoredRankerDocument {
-  const fields: StoredRankerDocument = [];
+/**
+ * Tokenize one memory's fields: the analysis in the form a cache keeps, and the index's document
+ * made from the same arrays (not by splitting the kept strings again). Pure.
+ */
+export function analyzeForIndex(memory: RankableMemory): {
+  stored: StoredRankerDocument;
+  document: RankerDocument;
+} {
+  const stored: StoredRankerDocument = [];
+  const words: WeightedTerms[] = [];
+  const bases: WeightedTerms[] = [];
   for (const field of ['name', 'description', 'body'] as const) {
     const text = memory[field];
     if (!text) continue;
     const a = analyze(text);
-    fields.push([
-      RANKER_TUNING.fieldWeights[field],
-      joined([...a.terms, ...a.pairs]),
-      joined(a.words),
-    ]);
+    const weight = RANKER_TUNING.fieldWeights[field];
+    const terms = a.terms.concat(a.pairs);
+    stored.push([weight, joined(terms), joined(a.words)]);
+    words.push({ terms, weight });
+    bases.push({ terms: a.words, weight });
   }
-  return fields;
+  return { stored, document: { words, bases } };
+}
+
+/** Tokenize one memory's fields, in the form a cache keeps. Pure. */
+export function analyzeForStorage(memory: RankableMemory): StoredRankerDocument {
+  return analyzeForIndex(memory).stored;
 }
 
 /** What the index takes from a stored analysis (the same as analyzing the memory again). Pure. */
@@ -218,7 +231,7 @@ export function rankerDocumentFrom(stored: StoredRankerDocument): RankerDocument
 
 /** Tokenize one memory's fields for the index. Pure. */
 export function analyzeForRanking(memory: RankableMemory): RankerDocument {
-  return rankerDocumentFrom(analyzeForStorage(memory));
+  return analyzeForIndex(memory).document;
 }
 
 /**

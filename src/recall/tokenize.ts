@@ -94,6 +94,31 @@ function cachedStem(base: string): string {
   return stemmed;
 }
 
+// The stem of each adjacent pair, by first word then second: a pair's text is made only on a miss
+// (concatenating and hashing every pair of a directory was a large part of a cold index build).
+const pairStemCache = new Map<string, Map<string, string>>();
+let pairStems = 0;
+
+function cachedPairStem(first: string, second: string): string {
+  let seconds = pairStemCache.get(first);
+  let stemmed = seconds?.get(second);
+  if (stemmed === undefined) {
+    if (pairStems >= STEM_CACHE_LIMIT) {
+      pairStemCache.clear();
+      pairStems = 0;
+      seconds = undefined;
+    }
+    if (seconds === undefined) {
+      seconds = new Map();
+      pairStemCache.set(first, seconds);
+    }
+    stemmed = stem(first + second);
+    seconds.set(second, stemmed);
+    pairStems++;
+  }
+  return stemmed;
+}
+
 /** Base form and stem of one lower-case word. */
 export function stemWord(word: string): string {
   return cachedStem(IRREGULAR_FORMS.get(word) ?? word);
@@ -139,7 +164,7 @@ export function analyze(text: string): AnalyzedText {
     const base = NUMBER_WORDS.get(run) ?? IRREGULAR_FORMS.get(run) ?? run;
     terms.push(cachedStem(base));
     words.push(base);
-    if (previous !== undefined) pairs.push(cachedStem(previous + base));
+    if (previous !== undefined) pairs.push(cachedPairStem(previous, base));
     previous = base;
   }
   return { terms, pairs, words };
