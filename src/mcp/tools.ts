@@ -62,8 +62,12 @@ export async function recallTool(
   ctx: MemoryToolsContext,
   args: { query: string; already_surfaced?: string[]; agent?: string },
 ): Promise<ToolText> {
-  const own = ctx.verifier === undefined && ctx.projectDir !== undefined;
-  const verifier = ctx.verifier ?? (own ? mcpClaimVerifier(ctx.projectDir!, ctx.dir) : undefined);
+  // A verifier made for this call is disposed with it; the host's (ctx.verifier) lives on.
+  const made =
+    ctx.verifier === undefined && ctx.projectDir !== undefined
+      ? mcpClaimVerifier(ctx.projectDir, ctx.dir)
+      : undefined;
+  const verifier = ctx.verifier ?? made;
   const result = await runtimeOf(ctx)
     .recall({
       query: args.query,
@@ -71,9 +75,7 @@ export async function recallTool(
       ...(verifier ? { verifier } : {}),
       ...(args.agent !== undefined ? { agent: args.agent } : {}),
     })
-    .finally(() => {
-      if (own) verifier?.dispose();
-    });
+    .finally(() => made?.dispose());
   const text = result.text === '' ? NOTHING_RECALLED : result.text;
   const summary = {
     // Claude Code hands a tool's structuredContent to the model instead of its text content, so
