@@ -68,6 +68,9 @@ export async function readInstructions(
   const git = findGitLocation(cwd);
   const projectRoots = git ? [...new Set([git.topLevel, git.commonRoot])] : [cwd];
   const loaded: LoadedInstructionFile[] = [];
+  // One confinement per distinct scope, not per ancestor folder: every folder inside the project
+  // folds into the same roots, and each confinement resolves its deny-list's real paths anew.
+  const confinements = new Map<string, Confinement>();
   const discovery: Discovery = {
     environment,
     cwd,
@@ -83,7 +86,10 @@ export async function readInstructions(
         ...(ownDir !== undefined ? { ownDir } : {}),
         allow: settings.allowExternalIncludes,
       });
-      return createConfinement({
+      const key = JSON.stringify([scope.roots, scope.homeDotEntriesOpenBelow ?? null]);
+      const known = confinements.get(key);
+      if (known) return known;
+      const made = createConfinement({
         roots: scope.roots.map((path) => ({ path, write: false })),
         deny: {
           homedir: environment.homedir,
@@ -95,6 +101,8 @@ export async function readInstructions(
             : {}),
         },
       });
+      confinements.set(key, made);
+      return made;
     },
     load: async (path, chain) => {
       loaded.push(...(await loadInstructionFile(ctx, path, chain)));
