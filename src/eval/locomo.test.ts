@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isEngramError } from '../util/errors.js';
 import { FIXTURE_CONVERSATION, fixtureDir, fixtureZip } from './__fixtures__/locomo.js';
-import { loadLocomo, splitOf } from './locomo.js';
+import { conversationKey, loadLocomo, splitOf } from './locomo.js';
 import { readZipEntries } from './zip.js';
 
 function tempDir(): string {
@@ -78,5 +78,11 @@ describe('loadLocomo', () => {
   it('splits development and held-out conversations as the issue fixes them', () => {
     expect(['26', '30', '41', '42', '43'].map(splitOf)).toEqual(Array(5).fill('dev'));
     expect(['44', '47', '48', '49', '50'].map(splitOf)).toEqual(Array(5).fill('heldout'));
+  });
+
+  it('gives the zip\'s "26" and the combined JSON\'s "conv-26" one key and one split', () => {
+    expect(['26', 'conv-26', 'conv-44'].map(conversationKey)).toEqual(['26', '26', '44']);
+    expect(['conv-26', 'conv-44'].map(splitOf)).toEqual(['dev', 'heldout']);
+    expect(conversationKey('conv-conv-26')).toBe('conv-26'); // only the one prefix
   });
 });

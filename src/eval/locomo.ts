@@ -35,8 +35,13 @@ export interface LocomoConversation {
 /** Conversations the ranker may be tuned on; the other five are held out. */
 export const DEV_SAMPLES: readonly string[] = ['26', '30', '41', '42', '43'];
 
+/** The zip names a conversation "26", the combined JSON "conv-26": one key for both. Pure. */
+export function conversationKey(sample: string): string {
+  return sample.replace(/^conv-/, '');
+}
+
 export function splitOf(sample: string): 'dev' | 'heldout' {
-  return DEV_SAMPLES.includes(sample.replace(/^conv-/, '')) ? 'dev' : 'heldout';
+  return DEV_SAMPLES.includes(conversationKey(sample)) ? 'dev' : 'heldout';
 }
 
 type Json = Record<string, unknown>;

@@ -2,7 +2,7 @@
  * The `engram eval locomo` result: a JSON-ready structure and its plain-text table.
  */
 import type { LocomoConversation } from './locomo.js';
-import { DEV_SAMPLES } from './locomo.js';
+import { splitOf } from './locomo.js';
 import type { Breakdown, Summary } from './metric.js';
 import type { RankerRun } from './runner.js';
 
@@ -40,7 +40,7 @@ export function buildReport(
   runs: Record<string, RankerRun>,
 ): LocomoReport {
   const samples = conversations.map((c) => c.sample);
-  const isDev = (s: string) => DEV_SAMPLES.includes(s.replace(/^conv-/, ''));
+  const isDev = (s: string) => splitOf(s) === 'dev';
   const rankers: Record<string, RankerReport> = {};
   for (const [name, run] of Object.entries(runs)) {
     rankers[name] = {

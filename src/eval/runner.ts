@@ -6,7 +6,7 @@ import type { RankableMemory } from '../recall/offline-ranker.js';
 import { createOfflineRanker } from '../recall/offline-ranker.js';
 import { createBm25 } from './bm25.js';
 import type { LocomoConversation } from './locomo.js';
-import { splitOf } from './locomo.js';
+import { conversationKey, splitOf } from './locomo.js';
 import {
   type Breakdown,
   breakdown,
@@ -103,8 +103,7 @@ export function runRanker(
     );
   const perConversation: Record<string, Summary> = {};
   for (const { sample } of conversations) {
-    // The zip names a conversation "26", the combined JSON "conv-26": one key for both.
-    perConversation[sample.replace(/^conv-/, '')] = summarize(
+    perConversation[conversationKey(sample)] = summarize(
       scored.filter((x) => x.sample === sample).map((x) => x.q),
       ks,
     );
