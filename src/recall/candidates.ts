@@ -4,9 +4,10 @@ import { MAX_SCANNED_FILES } from '../memdir/constants.js';
 import type { DirectoryCache } from '../memdir/header-cache.js';
 import { persistDirectoryCache } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
+import { runStepsInSlices } from '../util/steps.js';
 import { yieldToLoop } from '../util/yield-to-loop.js';
 import { cachedChainRankerFor, cachedRankerFor } from './cached-ranker.js';
-import type { OfflineRanker } from './offline-ranker.js';
+import { type OfflineRanker, prepareRankSteps } from './offline-ranker.js';
 
 export interface CandidateOptions {
   query: string;
@@ -122,6 +123,9 @@ export async function loadCandidates(
       ),
     ),
   };
+  // The query's match in slices (a new query's is the most work of a warm turn): the ranking below,
+  // and the caller's choice among the candidates, then only score it.
+  await runStepsInSlices(prepareRankSteps(ranker, options.query));
   if (!prefiltered) return { candidates: eligible, ...base };
   const byFile = more.length === 0 ? byFileOf(recallable) : byFileOf(eligible);
   const best: MemoryHeader[] = [];

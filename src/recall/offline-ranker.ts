@@ -297,6 +297,25 @@ const snapshotters = new WeakMap<
   () => Generator<void, OfflineRankerSnapshot | undefined>
 >();
 
+const matchers = new WeakMap<
+  OfflineRanker,
+  (query: string, cutoff: RelevanceCutoff) => Generator<void, unknown>
+>();
+
+/**
+ * Compute what `query` matches in steps, ahead of `ranker.rank(query, …)` with the same cut-off
+ * (default RELEVANCE_CUTOFF), which then only scores: a host runs these steps in slices so that a
+ * new query never stalls its loop for the whole match. Changes no result.
+ */
+export function* prepareRankSteps(
+  ranker: OfflineRanker,
+  query: string,
+  cutoff: RelevanceCutoff = RELEVANCE_CUTOFF,
+): Generator<void, void> {
+  const matcher = matchers.get(ranker);
+  if (matcher) yield* matcher(query, cutoff);
+}
+
 /** The ranker as data a cache can keep (undefined if it cannot be kept). */
 export function snapshotOfflineRanker(ranker: OfflineRanker): OfflineRankerSnapshot | undefined {
   return runSteps(snapshotOfflineRankerSteps(ranker));
@@ -347,13 +366,16 @@ function rankerOver(
   // The query's match against every memory, kept for the next call with the same query: one
   // recall ranks twice (the prefilter, then the choice among what it kept).
   let last: (QueryMatch & { query: string; commonAbove: number }) | undefined;
-  const matchOf = (query: string, commonAbove: number): QueryMatch => {
+  // In steps, so a host can compute a new query's match in slices before ranking with it (in a
+  // host's first turn, with the code not yet compiled, one match was a long stall of its loop).
+  const matchSteps = function* (query: string, commonAbove: number): Generator<void, QueryMatch> {
     if (last?.query === query && last.commonAbove === commonAbove) return last;
     const analyzed = analyze(query);
     const groups = everydayOnlyBesideTheUnknown(
       queryGroups(analyzed, rankerOptions.concepts),
       wordIndex,
     );
+    yield;
     const words = new Float64Array(n);
     const overlap = new Int32Array(n);
     const distinctive = new Int32Array(n);
@@ -367,20 +389,32 @@ function rankerOver(
       isCommon: (t: string) => (wordIndex.postings(t)?.docs.length ?? 0) > commonAbove,
     };
     scoreGroups(wordIndex, groups, words, tally);
+    yield;
     const queryTerms = new Set(groups.flatMap((g) => [...g.alternatives.keys()]));
     scoreGroups(wordIndex, feedbackGroups(wordIndex, words, queryTerms), words, tally);
-    const grams = scoreTerms(gramIndex, charGrams(analyzed.words));
+    const queryGrams = charGrams(analyzed.words);
+    // The view makes a gram's postings when first asked: one gram per step.
+    for (const gram of queryGrams) {
+      yield;
+      gramIndex.postings(gram);
+    }
+    const grams = scoreTerms(gramIndex, queryGrams);
     last = { query, commonAbove, words, grams, overlap, distinctive, specific, phrases };
     return last;
   };
+  const matchOf = (query: string, commonAbove: number) => runSteps(matchSteps(query, commonAbove));
+  const commonAboveFor = (cutoff: RelevanceCutoff) =>
+    Math.max(cutoff.commonMinDocs, cutoff.commonShare * n);
   const ranker: OfflineRanker = {
     rank(query, options) {
       const limit = options.limit ?? MAX_RECALLED;
       const requireOverlap = options.requireOverlap ?? true;
       if (n === 0 || limit <= 0) return [];
       const cutoff = options.cutoff ?? RELEVANCE_CUTOFF;
-      const commonAbove = Math.max(cutoff.commonMinDocs, cutoff.commonShare * n);
-      const { words, grams, overlap, distinctive, specific, phrases } = matchOf(query, commonAbove);
+      const { words, grams, overlap, distinctive, specific, phrases } = matchOf(
+        query,
+        commonAboveFor(cutoff),
+      );
 
       const maxWords = maxOf(words);
       const maxGrams = maxOf(grams);
@@ -428,6 +462,7 @@ function rankerOver(
       return (requireOverlap ? selectRelevant(ranked, cutoff) : ranked).slice(0, limit);
     },
   };
+  matchers.set(ranker, (query, cutoff) => matchSteps(query, commonAboveFor(cutoff)));
   snapshotters.set(ranker, function* () {
     const word = yield* snapshotBm25Steps(wordIndex);
     return word ? { files: sorted.map((m) => m.file), word, gram: gramSnapshot } : undefined;

@@ -1,5 +1,6 @@
 import { endianness } from 'node:os';
 import { runSteps } from '../../util/steps.js';
+import { createPostingLists, type PostingLists } from './posting-lists.js';
 
 /**
  * A small in-memory BM25F index: each document is a set of weighted fields, term frequencies and
@@ -33,32 +34,6 @@ export interface Posting {
   docs: ArrayLike<number>;
   /** Each one's saturated term weight, in the same order. */
   weights: ArrayLike<number>;
-}
-
-export interface PostingEntry {
-  docs: number[];
-  /** Weighted term frequency while building (an index turns it into the saturated weight). */
-  weights: number[];
-}
-
-/** One more occurrence of `term` in document `doc` (documents come in ascending order). */
-export function addPosting(
-  entries: Map<string, PostingEntry>,
-  term: string,
-  doc: number,
-  weight: number,
-): void {
-  let entry = entries.get(term);
-  if (entry === undefined) {
-    entry = { docs: [], weights: [] };
-    entries.set(term, entry);
-  }
-  const last = entry.docs.length - 1;
-  if (entry.docs[last] === doc) entry.weights[last]! += weight;
-  else {
-    entry.docs.push(doc);
-    entry.weights.push(weight);
-  }
 }
 
 /**
@@ -95,14 +70,14 @@ export function createBm25Builder(
 ): Bm25Builder {
   const documents: (readonly WeightedTerms[])[] = [];
   const lengthList: number[] = [];
-  const entries = new Map<string, PostingEntry>();
+  const lists = createPostingLists();
   return {
     add(fields) {
       const d = lengthList.length;
       if (!documentOf) documents.push(fields);
       let length = 0;
       for (const field of fields) {
-        for (const term of field.terms) addPosting(entries, term, d, field.weight);
+        for (const term of field.terms) lists.add(term, d, field.weight);
         length += field.weight * field.terms.length;
       }
       lengthList.push(length);
@@ -113,7 +88,7 @@ export function createBm25Builder(
     finishSteps: () =>
       finishIndex(
         Float64Array.from(lengthList),
-        entries,
+        lists,
         params,
         documentOf ?? ((doc) => documents[doc] ?? []),
       ),
@@ -123,8 +98,8 @@ export function createBm25Builder(
 /** Per-document term maps an index keeps for feedback (a few are read per query). */
 const TERM_MAPS_KEPT = 256;
 
-/** Postings weighed and packed between two steps of `finishSteps`. */
-const POSTINGS_PER_STEP = 16_384;
+/** Postings weighed between two steps of `finishSteps` (a power of two). */
+const POSTINGS_PER_STEP = 65_536;
 
 /**
  * The saturated weights, packed: one array of documents and one of weights for all terms, a term
@@ -133,34 +108,19 @@ const POSTINGS_PER_STEP = 16_384;
  */
 function* finishIndex(
   lengths: Float64Array,
-  entries: Map<string, PostingEntry>,
+  lists: PostingLists,
   params: Bm25Params,
   documentOf: (doc: number) => readonly WeightedTerms[],
 ): Generator<void, Bm25Index> {
   const size = lengths.length;
   const norms = lengthNorms(lengths, params);
-  let count = 0;
-  for (const { docs } of entries.values()) count += docs.length;
-  const ids = new Map<string, number>();
-  const offsets = new Int32Array(entries.size + 1);
-  const docs = new Int32Array(count);
-  const weights = new Float64Array(count);
-  let at = 0;
-  let stepEnd = POSTINGS_PER_STEP;
-  for (const [term, entry] of entries) {
-    if (at >= stepEnd) {
-      stepEnd = at + POSTINGS_PER_STEP;
-      yield;
-    }
-    offsets[ids.size] = at;
-    ids.set(term, ids.size);
-    for (let i = 0; i < entry.docs.length; i++) {
-      const f = entry.weights[i]!;
-      docs[at] = entry.docs[i]!;
-      weights[at++] = saturated(f, norms[entry.docs[i]!]!, params);
-    }
+  const { ids, offsets, docs, freqs } = yield* lists.finishSteps();
+  // Saturated in place: the frequencies become the weights.
+  const weights = freqs;
+  for (let i = 0; i < docs.length; i++) {
+    if ((i & (POSTINGS_PER_STEP - 1)) === POSTINGS_PER_STEP - 1) yield;
+    weights[i] = saturated(freqs[i]!, norms[docs[i]!]!, params);
   }
-  offsets[ids.size] = at;
   const postingOf = (t: number): Posting => ({
     docs: docs.subarray(offsets[t]!, offsets[t + 1]!),
     weights: weights.subarray(offsets[t]!, offsets[t + 1]!),

@@ -1,16 +1,15 @@
 import { endianness } from 'node:os';
 import {
-  addPosting,
   type Bm25Index,
   type Bm25Params,
   idfOf,
   lengthNorms,
   type Posting,
-  type PostingEntry,
   saturated,
   type WeightedTerms,
 } from './bm25-index.js';
 import { GRAM } from './char-grams.js';
+import { createPostingLists } from './posting-lists.js';
 
 /**
  * The character-gram view of BM25F (see char-grams.ts), kept as the postings of whole words: a
@@ -62,7 +61,7 @@ function gramCount(word: string): number {
 const WORDS_PER_STEP = 4_096;
 
 export function createGramViewBuilder(params: Bm25Params): GramViewBuilder {
-  const entries = new Map<string, PostingEntry>();
+  const lists = createPostingLists();
   const lengths: number[] = [];
   return {
     add(fields) {
@@ -72,7 +71,7 @@ export function createGramViewBuilder(params: Bm25Params): GramViewBuilder {
         let grams = 0;
         for (const word of field.terms) {
           grams += gramCount(word);
-          addPosting(entries, word, d, field.weight);
+          lists.add(word, d, field.weight);
         }
         // As the grams' index counts a field's length: its weight times its number of grams.
         length += field.weight * grams;
@@ -80,33 +79,18 @@ export function createGramViewBuilder(params: Bm25Params): GramViewBuilder {
       lengths.push(length);
     },
     *finishSteps() {
-      let postings = 0;
-      let chars = 0;
-      for (const [word, entry] of entries) {
-        postings += entry.docs.length;
-        chars += word.length + 3;
-      }
-      const starts = new Int32Array(entries.size + 1);
-      const offsets = new Int32Array(entries.size + 1);
-      const docs = new Int32Array(postings);
-      const freqs = new Float64Array(postings);
+      const { ids, offsets, docs, freqs } = yield* lists.finishSteps();
+      const starts = new Int32Array(ids.size + 1);
       const marked: string[] = [];
       let w = 0;
-      let at = 0;
-      let start = 0;
-      for (const [word, entry] of entries) {
+      let chars = 0;
+      for (const word of ids.keys()) {
         if ((w & (WORDS_PER_STEP - 1)) === WORDS_PER_STEP - 1) yield;
-        starts[w] = start;
-        offsets[w] = at;
+        starts[w++] = chars;
         marked.push(`^${word}$\n`);
-        start += word.length + 3;
-        docs.set(entry.docs, at);
-        freqs.set(entry.weights, at);
-        at += entry.docs.length;
-        w++;
+        chars += word.length + 3;
       }
       starts[w] = chars;
-      offsets[w] = at;
       const snapshot: GramViewSnapshot = {
         size: lengths.length,
         endian: endianness(),
