@@ -6,6 +6,7 @@
  */
 import type { CacheEntry, DirectoryCache } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
+import { shortHash } from '../util/short-hash.js';
 import { runStepsInSlices } from '../util/steps.js';
 import {
   analyzeForIndex,
@@ -40,14 +41,28 @@ function rankerAnalysisKey(): string {
       'Children’s bookings were cancelled; we re-ran 3 jobs at 10:30 — 用pnpm安装 façade',
     mtimeMs: 0,
   });
-  const text = JSON.stringify([RANKER_ANALYSIS_VERSION, RANKER_TUNING, probe]);
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  analysisKey = `ranker-${(hash >>> 0).toString(16)}`;
+  analysisKey = `ranker-${shortHash(JSON.stringify([RANKER_ANALYSIS_VERSION, RANKER_TUNING, probe]))}`;
   return analysisKey;
 }
 
-const live = new WeakMap<DirectoryCache, { generation: string; ranker: OfflineRanker }>();
+/**
+ * Per cache, per index name: one directory's index and a chain's are kept side by side (the MCP
+ * server warms the directory's, a recall over the chain uses the chain's; one slot made each evict
+ * the other).
+ */
+function slotsOf<T>(slots: WeakMap<DirectoryCache, Map<string, T>>, cache: DirectoryCache) {
+  let named = slots.get(cache);
+  if (named === undefined) {
+    named = new Map();
+    slots.set(cache, named);
+  }
+  return named;
+}
+
+const live = new WeakMap<
+  DirectoryCache,
+  Map<string, { generation: string; ranker: OfflineRanker }>
+>();
 
 export interface CachedRanker {
   ranker: OfflineRanker;
@@ -126,21 +141,21 @@ async function rankerFor(
   memories: readonly MemoryHeader[],
   options: { scanComplete: boolean; expired: () => boolean },
 ): Promise<CachedRanker> {
-  const cache = plan.store;
   const generation = plan.generation();
-  const hit = live.get(cache);
+  const hit = slotsOf(live, plan.store).get(plan.name);
   if (options.scanComplete && hit?.generation === generation) {
     return { ranker: hit.ranker, complete: true };
   }
   // Two recalls at once over an unchanged directory (a warm-up and the first call) share one build.
-  const pending = inFlight.get(cache);
+  const building = slotsOf(inFlight, plan.store);
+  const pending = building.get(plan.name);
   if (options.scanComplete && pending?.generation === generation) return pending.build;
   const build = buildRanker(plan, memories, options);
   if (options.scanComplete) {
     const entry = { generation, build };
-    inFlight.set(cache, entry);
+    building.set(plan.name, entry);
     void build.finally(() => {
-      if (inFlight.get(cache) === entry) inFlight.delete(cache);
+      if (building.get(plan.name) === entry) building.delete(plan.name);
     });
   }
   return build;
@@ -148,7 +163,7 @@ async function rankerFor(
 
 const inFlight = new WeakMap<
   DirectoryCache,
-  { generation: string; build: Promise<CachedRanker> }
+  Map<string, { generation: string; build: Promise<CachedRanker> }>
 >();
 
 async function buildRanker(
@@ -185,19 +200,22 @@ async function buildRanker(
       (m) => analysis(m) ?? analyzeForRanking(m),
     );
     if (restored) {
-      live.set(cache, { generation, ranker: restored });
+      slotsOf(live, cache).set(plan.name, { generation, ranker: restored });
       return { ranker: restored, complete: true };
     }
   }
   const ranker = await runStepsInSlices(buildOfflineRanker(memories, analysis));
   // Another recall may have changed the cache while this one paused: keep only a current index.
   if (complete && plan.generation() === generation) {
-    live.set(cache, { generation, ranker });
+    slotsOf(live, cache).set(plan.name, { generation, ranker });
     const snapshot = await runStepsInSlices(snapshotOfflineRankerSteps(ranker));
     // The snapshot paused too: it is saved only for the generation it was made from.
     if (snapshot && plan.generation() === generation) {
+      // Stale: this index's older saves, and saves by another analyzer. The other index kept here
+      // (a directory's beside a chain's) stays; it is checked against its own generation on use.
       for (const [name, kept] of cache.artifacts) {
-        if (kept.generation !== generation) cache.artifacts.delete(name);
+        if (kept.generation !== generation && (name === artifact || !name.endsWith(key)))
+          cache.artifacts.delete(name);
       }
       cache.artifacts.set(artifact, { generation, value: snapshot });
       cache.dirty = true;

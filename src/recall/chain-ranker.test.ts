@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MemoryLayer } from '../config/memory-chain.js';
-import { clearHeaderCaches } from '../memdir/header-cache.js';
+import { clearHeaderCaches, readCacheFile } from '../memdir/header-cache.js';
 import { loadCandidates } from './candidates.js';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
@@ -63,5 +63,20 @@ describe('ranking over the project and user layers', () => {
     expect(again.ranker.rank('answers in Chinese', { nowMs: NOW, limit: 1 })[0]?.file).toBe(
       'lang.md',
     );
+  });
+
+  it("keeps the closest directory's own index beside the chain's, in memory and in its cache file", async () => {
+    const layers = chain();
+    clearHeaderCaches();
+    const load1 = (source: string | MemoryLayer[]) =>
+      loadCandidates(source, { query: 'gizmo', nowMs: NOW, isSurfaced: () => false });
+    const own = await load1(layers[0]!.dir); // as the MCP server warms its directory
+    const chained = await load1(layers); // as a recall over the chain
+    expect(chained.ranker).not.toBe(own.ranker);
+    expect((await load1(layers[0]!.dir)).ranker).toBe(own.ranker);
+    expect((await load1(layers)).ranker).toBe(chained.ranker);
+    const saved = [...readCacheFile(layers[0]!.dir)!.artifacts.keys()];
+    expect(saved.some((k) => k.startsWith('index-'))).toBe(true);
+    expect(saved.some((k) => k.startsWith('chain-index-'))).toBe(true);
   });
 });

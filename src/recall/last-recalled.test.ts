@@ -35,6 +35,20 @@ describe('last recalled, from the recall log', () => {
     expect([...(await readLastRecalled(log)).keys()].sort()).toEqual(['new.md', 'old.md']);
   });
 
+  it('never changes a map it handed out when the log grows', async () => {
+    const log = join(mkdtempSync(join(tmpdir(), 'engram-last-')), 'recall.jsonl');
+    const line = (at: string, file: string) => `${JSON.stringify({ at, files: [file] })}\n`;
+    await appendFile(log, line('2026-10-01T00:00:00Z', 'a.md'));
+    const first = await readLastRecalled(log);
+    expect(await readLastRecalled(log)).toEqual(first); // nothing appended: the same answer
+    await appendFile(log, line('2026-10-02T00:00:00Z', 'a.md'));
+    await appendFile(log, line('2026-10-02T00:00:00Z', 'b.md'));
+    const second = await readLastRecalled(log);
+    expect(first).toEqual(new Map([['a.md', Date.parse('2026-10-01T00:00:00Z')]]));
+    expect(second.get('a.md')).toBe(Date.parse('2026-10-02T00:00:00Z'));
+    expect(second.has('b.md')).toBe(true);
+  });
+
   it('lets a reference recalled lately outrank an equal one idle for months', () => {
     const ref = (file: string) => ({
       file,

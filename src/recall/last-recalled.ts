@@ -52,11 +52,14 @@ const tails = new Map<string, LogTail>();
 const TAILS_KEPT = 8;
 const PROBE_BYTES = 64;
 
-/** The last-recalled map from the tail of a recall log; a missing log is an empty map. */
+/**
+ * The last-recalled map from the tail of a recall log; a missing log is an empty map. Read-only:
+ * a long-running host gets the map it keeps for the log (no copy per turn).
+ */
 export async function readLastRecalled(
   logPath: string,
   maxBytes: number = LAST_RECALLED_TAIL_BYTES,
-): Promise<Map<string, number>> {
+): Promise<ReadonlyMap<string, number>> {
   // Synchronous calls: a few small reads of a local file cost less than six thread-pool round
   // trips, which a loaded machine makes slow (the recall log is read every turn).
   let fd: number;
@@ -115,11 +118,16 @@ export async function readLastRecalled(
     const probe = Buffer.alloc(end - probeStart);
     readAt(fd, probe, probeStart);
     const appended = lines.slice(keptLines).map((l) => l.value);
-    const latest = base ? latestOf(appended, new Map(base)) : latestOf(lines.map((l) => l.value));
+    // A map handed out before is never changed: appended lines go into a copy.
+    const latest = !base
+      ? latestOf(lines.map((l) => l.value))
+      : appended.length > 0
+        ? latestOf(appended, new Map(base))
+        : base;
     tails.delete(logPath);
     tails.set(logPath, { ino, dev, maxBytes, settledEnd: end, probe, lines, latest });
     while (tails.size > TAILS_KEPT) tails.delete(tails.keys().next().value!);
-    return rest.length > 0 ? latestOf(rest, new Map(latest)) : new Map(latest);
+    return rest.length > 0 ? latestOf(rest, new Map(latest)) : latest;
   } finally {
     closeSync(fd);
   }
