@@ -28,6 +28,7 @@ import {
 import { charGrams } from './lexical/char-grams.js';
 import { type ConceptTable, relatedTerms } from './lexical/concepts.js';
 import { isEverydayWord } from './lexical/everyday.js';
+import { isGenericTerm } from './lexical/generic-words.js';
 import {
   createGramViewBuilder,
   type GramView,
@@ -35,8 +36,16 @@ import {
   restoreGramView,
 } from './lexical/gram-view.js';
 import { isWeakTerm } from './lexical/weak-words.js';
+import { matchedWords, type WordMark } from './matched-words.js';
 import { RELEVANCE_CUTOFF, type RelevanceCutoff, selectRelevant } from './relevance-cutoff.js';
-import { type AnalyzedText, analyze, stemWord } from './tokenize.js';
+import {
+  type AnalyzedText,
+  analyze,
+  cjkBigramChains,
+  isSingleCjkTerm,
+  normalized,
+  stemWord,
+} from './tokenize.js';
 
 /** Real recall injects at most this many memories per turn. */
 export const MAX_RECALLED = 5;
@@ -112,6 +121,8 @@ export interface OfflineRanker {
 const DAY_MS = 86_400_000;
 const NO_WORDS: readonly string[] = Object.freeze([]);
 const RECENCY_BONUS = 0.5;
+/** Memory texts a ranker keeps for CJK runs (a long-running host ranks many queries). */
+const TEXTS_KEPT = 256;
 
 /**
  * Ranking constants, chosen on the LoCoMo dev conversations (docs/eval.md) and kept in one place
@@ -155,6 +166,8 @@ interface QueryGroup {
   phrase: boolean;
   /** The query word is everyday English (lexical/everyday.ts): weaker evidence alone. */
   everyday: boolean;
+  /** The query word is generic software vocabulary (lexical/generic-words.ts): weaker evidence. */
+  generic?: boolean;
 }
 
 function byFile(a: { file: string }, b: { file: string }): number {
@@ -165,7 +178,7 @@ function byFile(a: { file: string }, b: { file: string }): number {
  * Bump when `analyzeForRanking` makes something else of the same text: caches keep its output with
  * each memory and reuse it while this (and a probe analysis, see cached-ranker.ts) is unchanged.
  */
-export const RANKER_ANALYSIS_VERSION = 1;
+export const RANKER_ANALYSIS_VERSION = 2;
 
 /** What the index holds for one memory; a cache may keep it while the memory is unchanged. */
 export interface RankerDocument {
@@ -366,6 +379,18 @@ function rankerOver(
   // The query's match against every memory, kept for the next call with the same query: one
   // recall ranks twice (the prefilter, then the choice among what it kept).
   let last: (QueryMatch & { query: string; commonAbove: number }) | undefined;
+  // A memory's text as the tokenizer reads it, for the few a CJK run must be found in as written.
+  const texts = new Map<number, string>();
+  const textOf = (d: number): string => {
+    let text = texts.get(d);
+    if (text === undefined) {
+      const m = sorted[d]!;
+      text = normalized([m.name, m.description, m.body].filter(Boolean).join('\n'));
+      if (texts.size >= TEXTS_KEPT) texts.clear();
+      texts.set(d, text);
+    }
+    return text;
+  };
   // In steps, so a host can compute a new query's match in slices before ranking with it (in a
   // host's first turn, with the code not yet compiled, one match was a long stall of its loop).
   const matchSteps = function* (query: string, commonAbove: number): Generator<void, QueryMatch> {
@@ -381,10 +406,8 @@ function rankerOver(
     const distinctive = new Int32Array(n);
     const specific: (string[] | undefined)[] = new Array(n);
     const phrases = new Int32Array(n);
-    const tally = {
-      overlap,
-      distinctive,
-      specific,
+    const tally: Tally = {
+      marks: new Array(n),
       phrases,
       isCommon: (t: string) => (wordIndex.postings(t)?.docs.length ?? 0) > commonAbove,
     };
@@ -392,6 +415,20 @@ function rankerOver(
     yield;
     const queryTerms = new Set(groups.flatMap((g) => [...g.alternatives.keys()]));
     scoreGroups(wordIndex, feedbackGroups(wordIndex, words, queryTerms), words, tally);
+    const chains = cjkBigramChains(query);
+    const shortCjkIsWeak = holdsTheUnknown(groups, chains, wordIndex);
+    for (let d = 0; d < n; d++) {
+      const marks = tally.marks[d];
+      if (!marks) continue;
+      const matched = matchedWords(marks, chains, {
+        isGeneric: isGenericTerm,
+        shortIsWeak: shortCjkIsWeak,
+        holds: (word) => textOf(d).includes(word),
+      });
+      overlap[d] = matched.overlap;
+      distinctive[d] = matched.distinctive;
+      if (matched.specific.length > 0) specific[d] = matched.specific;
+    }
     const queryGrams = charGrams(analyzed.words);
     // The view makes a gram's postings when first asked: one gram per step.
     for (const gram of queryGrams) {
@@ -507,9 +544,12 @@ function queryGroups(analyzed: AnalyzedText, concepts: ConceptTable | undefined)
       head: term,
       weight,
       alternatives,
-      counts: isWord && !isWeakTerm(term),
+      // One CJK character left between particles ("和", "里", "上") is in every sentence, and one
+      // Latin letter is what is left of "C#" or "C++" or a list item "a)".
+      counts: isWord && !isWeakTerm(term) && !isSingleCjkTerm(term) && term.length > 1,
       phrase: !isWord,
       everyday: everyday.get(term) ?? false,
+      generic: isGenericTerm(term),
     });
   }
   return groups;
@@ -528,11 +568,48 @@ function everydayOnlyBesideTheUnknown(groups: QueryGroup[], index: Bm25Index): Q
   return elsewhere ? groups : groups.map((g) => (g.everyday ? { ...g, everyday: false } : g));
 }
 
+/**
+ * Whether the prompt holds something no memory knows: a specific Latin word, or a CJK piece
+ * (between particles) none of whose bigrams any memory holds ("三次握手" in "解释一下 TCP 三次握手").
+ * Then a two-character CJK word it shares with a memory ("解释", explain) is as weak as an everyday
+ * word beside the unknown (see `everydayOnlyBesideTheUnknown`); without it ("我的牙医在哪里") the
+ * two characters are all the prompt says and count in full. Bigrams are not enough on their own:
+ * one straddling two words ("付房" in "要付房租") is unknown everywhere.
+ */
+function holdsTheUnknown(
+  groups: readonly QueryGroup[],
+  chains: readonly (readonly string[])[],
+  index: Bm25Index,
+): boolean {
+  const unknownLatin = groups.some(
+    (g) =>
+      g.counts &&
+      !g.everyday &&
+      !g.generic &&
+      !CJK_TERM_RE.test(g.head) &&
+      ![...g.alternatives.keys()].some((t) => index.postings(t)),
+  );
+  return (
+    unknownLatin ||
+    chains.some(
+      (chain) => !isGenericTerm(chainWord(chain)) && chain.every((b) => !index.postings(b)),
+    )
+  );
+}
+
+/** The text a chain of overlapping bigrams spells. */
+const chainWord = (chain: readonly string[]) =>
+  chain[0]! +
+  chain
+    .slice(1)
+    .map((b) => Array.from(b).at(-1))
+    .join('');
+
+const CJK_TERM_RE = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+
 interface Tally {
-  overlap: Int32Array;
-  distinctive: Int32Array;
-  /** Per document, the query words it matches specifically (undefined: none). */
-  specific: (string[] | undefined)[];
+  /** Per document, the query words it matches and what each is worth (undefined: none). */
+  marks: (Map<string, WordMark> | undefined)[];
   /** Per document, how many query word pairs it shares as such. */
   phrases: Int32Array;
   isCommon: (term: string) => boolean;
@@ -561,7 +638,13 @@ function scoreGroups(
       // everyday English either.
       const judged = group.counts || group.phrase;
       const mark =
-        !judged || isWeakTerm(term) ? 0 : tally.isCommon(term) ? 1 : group.everyday ? 2 : 3;
+        !judged || isWeakTerm(term)
+          ? 0
+          : tally.isCommon(term)
+            ? 1
+            : group.everyday || group.generic
+              ? 2
+              : 3;
       for (let i = 0; i < posting.docs.length; i++) {
         const d = posting.docs[i]!;
         const v = idf * posting.weights[i]!;
@@ -573,15 +656,14 @@ function scoreGroups(
     for (const d of touched) {
       scores[d]! += group.weight * best[d]!;
       if (group.counts && rare[d]! >= 1) {
-        tally.overlap[d]! += 1;
-        if (rare[d]! >= 2) tally.distinctive[d]! += 1;
+        let marks = tally.marks[d];
+        if (!marks) {
+          marks = new Map();
+          tally.marks[d] = marks;
+        }
+        marks.set(group.head, rare[d] as WordMark);
       }
       if (group.phrase && rare[d] === 3) tally.phrases[d]! += 1;
-      else if (group.counts && rare[d] === 3) {
-        const words = tally.specific[d];
-        if (words) words.push(group.head);
-        else tally.specific[d] = [group.head];
-      }
       best[d] = 0;
       rare[d] = 0;
     }

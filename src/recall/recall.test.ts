@@ -211,7 +211,9 @@ describe('recall (offline ranker)', () => {
     // Written as people write Chinese: no spaces at all.
     const noSpaces = await recall({ dir, query: '怎么运行测试', now: NOW });
     expect(noSpaces.selected.map((m) => m.file)).toEqual(['bun-test.md']);
-    const release = await recall({ dir, query: '准备 发版 流程', now: NOW });
+    // One two-character word beside a piece no memory knows ("准备 发版": 准备 is known to none) is
+    // as weak as an everyday English word there (matched-words.ts); "流程" is generic, not unknown.
+    const release = await recall({ dir, query: '发版 流程', now: NOW });
     expect(release.selected.map((m) => m.file)).toEqual(['release.md']);
   });
 

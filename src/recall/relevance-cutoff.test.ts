@@ -12,6 +12,15 @@ const mem = (file: string, description: string): RankableMemory => ({
   mtimeMs: NOW,
 });
 
+/** A candidate sharing `words`, all specific, with its score as its relevance. */
+const c = (score: number, words: string[]) => ({
+  score,
+  relevance: score,
+  overlap: words.length,
+  distinctive: words.length,
+  specificWords: words,
+});
+
 describe('relevance cut-off of the offline ranker', () => {
   it('recalls only the deploy memory among eight "service number N" memories', () => {
     const memories = [
@@ -169,13 +178,6 @@ describe('relevance cut-off of the offline ranker', () => {
   });
 
   it('keeps a memory below the coordination level only for a part of the prompt of its own', () => {
-    const c = (score: number, words: string[]) => ({
-      score,
-      relevance: score,
-      overlap: words.length,
-      distinctive: words.length,
-      specificWords: words,
-    });
     const cron = c(6, ['cron', 'schedul']);
     // The Berlin note answers "Berlin"; the other one-word note repeats what cron.md answers.
     expect(selectRelevant([c(8, ['berlin']), cron, c(5, ['cron'])], RELEVANCE_CUTOFF)).toEqual([
@@ -252,5 +254,76 @@ describe('relevance cut-off of the offline ranker', () => {
         expect(evidenceOf({ ...c, phrases: 2 }, RELEVANCE_CUTOFF)).toBeCloseTo(Math.max(e, 1), 9);
       }),
     );
+  });
+
+  it('answers with nothing when the only shared word is generic software vocabulary', () => {
+    const memories = [
+      mem('commits.md', 'Commit messages are conventional commits scoped by platform'),
+      mem('whole-files.md', 'When a change touches more than one function, send the whole file'),
+      mem('keystore.md', 'The Android upload keystore is in the team vault'),
+    ];
+    const top = (q: string) => rankOffline(q, memories, { nowMs: NOW }).map((r) => r.file);
+    expect(top('how do I squash my last three commits')).toEqual([]);
+    expect(top('write a function that checks whether a string is a palindrome')).toEqual([]);
+    // A specific word alone still selects, and a generic one beside it adds to it.
+    expect(top('where is the keystore')).toEqual(['keystore.md']);
+    expect(top('the commit scope for the platform')).toEqual(['commits.md']);
+  });
+
+  it('property: a prompt sharing one generic word with a memory, beside words none knows, selects nothing', () => {
+    const generic = [
+      'function',
+      'string',
+      'array',
+      'commit',
+      'release',
+      'browser',
+      'parse',
+      'error',
+    ];
+    const unknown = ['palindrome', 'gpg', 'recursion', 'quicksort', 'webhook', 'lisbon'];
+    fc.assert(
+      fc.property(fc.constantFrom(...generic), fc.constantFrom(...unknown), (word, other) => {
+        const memories = [
+          mem('a.md', `Every ${word} in the billing module goes through review by Priya`),
+          mem('b.md', 'Deploy the payments service only on Tuesdays'),
+          mem('c.md', 'Screenshots are named by label, never by colour'),
+        ];
+        expect(rankOffline(`explain the ${other} ${word}`, memories, { nowMs: NOW })).toEqual([]);
+      }),
+    );
+  });
+
+  it('does not take a single letter ("C#", "C++") for evidence', () => {
+    const memories = [mem('plugin.md', 'C++ のネイティブプラグインは CMake でビルドする')];
+    expect(rankOffline('C# の async/await の仕組み', memories, { nowMs: NOW })).toEqual([]);
+  });
+
+  it('keeps a second memory on one word of evidence only when it is near the best', () => {
+    const flags = c(5, ['screen', 'ship']);
+    // "ship the new budget insights screen": the analytics note shares only "budget".
+    expect(selectRelevant([flags, c(4, ['budget'])], RELEVANCE_CUTOFF)).toEqual([flags]);
+    expect(selectRelevant([flags, c(4.8, ['budget'])], RELEVANCE_CUTOFF)).toEqual([
+      flags,
+      c(4.8, ['budget']),
+    ]);
+  });
+
+  it('measures a memory against those covering at least as much of the prompt, not less', () => {
+    const c = (relevance: number, words: string[], distinctive = words.length) => ({
+      score: relevance,
+      relevance,
+      overlap: distinctive,
+      distinctive,
+      specificWords: words,
+    });
+    // "MySQL orders table changes, how do they reach Kafka": the DAG naming note scores higher on
+    // "mysql" and the everyday "orders"; the CDC note holds both "mysql" and "kafka", and so does a
+    // third note: "kafka" is no part of its own, yet the CDC note covers more of the prompt (the
+    // third then adds nothing the two did not answer).
+    const dag = c(3.2, ['mysql'], 2);
+    const cdc = c(2.1, ['mysql', 'kafka']);
+    const avro = c(1.8, ['mysql', 'kafka']);
+    expect(selectRelevant([dag, cdc, avro], RELEVANCE_CUTOFF)).toEqual([dag, cdc]);
   });
 });

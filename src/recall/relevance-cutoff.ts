@@ -129,6 +129,8 @@ export function selectRelevant<T extends CutoffCandidate>(
   const redundantFloor = cutoff.redundantFloor ?? REDUNDANT_FLOOR;
   const nearTie = (r: T) =>
     r.relevance >= redundantFloor * bestRelevance && r.score >= cutoff.relativeFloor * bestScore;
+  const nearBestOf = (r: T) =>
+    r.relevance >= redundantFloor * bestRelevance || r.score >= redundantFloor * bestScore;
   const answered = new Set<string>();
   const selected: T[] = [];
   for (const r of eligible) {
@@ -136,6 +138,10 @@ export function selectRelevant<T extends CutoffCandidate>(
     // only a near tie with the best is worth the room it takes in the context.
     const adds = r.specificWords.some((w) => !answered.has(w));
     if (selected.length > 0 && !adds && !nearTie(r)) continue;
+    // One word of evidence is enough for the best memory, not for another beside it: a second
+    // memory sharing one word of the prompt ("budget" in "ship the new budget insights screen",
+    // beside the feature-flag rule that answers "new screens ship") is kept only near the best.
+    if (selected.length > 0 && evidence(r) <= 1 && !nearBestOf(r)) continue;
     // A memory answering a part of the prompt of its own (a specific word that it alone holds and
     // no memory selected before it answers: the photo in "the visa photo and fee") is measured
     // against those answering no more of the prompt than it does, and below the coordination
@@ -143,7 +149,7 @@ export function selectRelevant<T extends CutoffCandidate>(
     // the coordination level and to be near the best there.
     const ownPart = r.specificWords.some((w) => !answered.has(w) && holders.get(w) === 1);
     const kept = leveled(r)
-      ? nearBest(r, ownPart ? (o) => leveled(o) && evidence(o) <= evidence(r) : leveled)
+      ? nearBest(r, (o) => leveled(o) && evidence(o) >= evidence(r))
       : ownPart && nearBest(r, leveled);
     if (!kept) continue;
     selected.push(r);

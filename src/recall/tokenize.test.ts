@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { stem as porterStem } from './lexical/stem.js';
-import { analyze, isStopWord, tokenize } from './tokenize.js';
+import { analyze, cjkBigramChains, isStopWord, tokenize } from './tokenize.js';
 
 describe('tokenize', () => {
   it('folds case, drops punctuation, possessives and stop words, and stems', () => {
@@ -89,5 +89,21 @@ describe('stem (the stemmer package)', () => {
 describe('number words', () => {
   it('index small numbers as digits', () => {
     expect(tokenize('two kids, three retries')).toEqual(tokenize('2 kids, 3 retries'));
+  });
+});
+
+describe('CJK chains', () => {
+  it('keeps the prolonged sound mark inside a katakana word', () => {
+    // ー is of the Common script; without it "シェーダー" fell apart into シェ and ダ.
+    expect(tokenize('シェーダー')).toEqual(['シェ', 'ェー', 'ーダ', 'ダー']);
+  });
+
+  it('gives the bigrams of each piece between particles, in order', () => {
+    expect(cjkBigramChains('新建 Hive 表，分区字段用什么类型')).toEqual([
+      ['新建'],
+      ['分区', '区字', '字段', '段用'],
+      ['类型'],
+    ]);
+    expect(cjkBigramChains('plain English only')).toEqual([]);
   });
 });

@@ -29,7 +29,9 @@ export function isStopWord(word: string): boolean {
 }
 
 // CJK ideographs, kana and hangul: scripts written without spaces, indexed as character bigrams.
-const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}';
+// The prolonged sound mark ー (U+30FC) is of the Common script, yet it is a letter of katakana
+// words: without it "シェーダー" fell apart into "シェ" and "ダ", two unrelated pieces.
+const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=Hangul}\\u30FC';
 // Letters and digits of other scripts form words; a CJK character always ends such a word
 // ("用pnpm安装" is 用 / pnpm / 安装).
 const RUN_RE = new RegExp(`[${CJK}]+|(?:(?![${CJK}])[\\p{L}\\p{N}])+`, 'gu');
@@ -140,16 +142,20 @@ export interface AnalyzedText {
   words: string[];
 }
 
+/** Text as the tokenizer reads it (NFKC, lower case, possessive 's dropped). */
+export function normalized(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/['’]s\b/g, '');
+}
+
 export function analyze(text: string): AnalyzedText {
   const terms: string[] = [];
   const pairs: string[] = [];
   const words: string[] = [];
-  const normalized = text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/['’]s\b/g, '');
   let previous: string | undefined;
-  for (const match of normalized.matchAll(RUN_RE)) {
+  for (const match of normalized(text).matchAll(RUN_RE)) {
     const run = match[0];
     if (CJK_RE.test(run)) {
       for (const segment of cjkSegments(run)) {
@@ -173,4 +179,29 @@ export function analyze(text: string): AnalyzedText {
 /** Index terms of `text` in order (duplicates kept; callers that need sets dedupe). */
 export function tokenize(text: string): string[] {
   return analyze(text).terms;
+}
+
+/**
+ * The CJK bigrams of `text`, one chain per piece written without a break (as `analyze` cuts them):
+ * consecutive bigrams of a chain overlap by a character, so several of them matched in a row are
+ * one longer word ("ファイル" is ファ, ァイ, イル), not three.
+ */
+export function cjkBigramChains(text: string): string[][] {
+  const chains: string[][] = [];
+  for (const match of normalized(text).matchAll(RUN_RE)) {
+    if (!CJK_RE.test(match[0])) continue;
+    for (const segment of cjkSegments(match[0])) {
+      const chars = Array.from(segment);
+      if (chars.length < 2) continue;
+      const chain: string[] = [];
+      for (let i = 0; i + 1 < chars.length; i++) chain.push(chars[i]! + chars[i + 1]!);
+      chains.push(chain);
+    }
+  }
+  return chains;
+}
+
+/** True for an index term that is one CJK character (a piece left alone between particles). */
+export function isSingleCjkTerm(term: string): boolean {
+  return CJK_RE.test(term) && Array.from(term).length === 1;
 }

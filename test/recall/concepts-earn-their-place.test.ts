@@ -18,17 +18,31 @@ const lines = (taxonomy: string) =>
     .filter((l) => l.includes(':'));
 
 describe('the concept layer', () => {
-  it('keeps only software concepts that some labeled case needs', async () => {
-    const sets = await Promise.all(
-      ['coding-agent', 'heldout-platform', 'heldout-shop'].map((n) =>
-        loadLabeledSet(join(SETS, `${n}.json`)),
-      ),
-    );
+  it('keeps only software concepts that some labeled case needs, none costing a silence', async () => {
+    // Named one by one: a set added to the directory is measured by whoever adds it, not here.
+    const names = [
+      'coding-agent',
+      'heldout-ml',
+      'heldout-platform',
+      'heldout-shop',
+      'layers-user',
+      'sealed-game-ja',
+      'sealed-mobile',
+      'sealed-oss-lib',
+      'sealed-pipeline-zh',
+    ];
+    const sets = await Promise.all(names.map((n) => loadLabeledSet(join(SETS, `${n}.json`))));
     const { lines: worth } = ablateConcepts(sets, { nowMs: Date.UTC(2026, 10, 1) });
     const software = new Set(lines(SOFTWARE_TAXONOMY));
     const idle = worth.filter((w) => software.has(w.line) && !w.earnsPlace).map((w) => w.line);
     expect(idle).toEqual([]);
-  }, 60_000);
+    // A line that pulls a memory into an unrelated prompt ("observability" stemmed as
+    // "observable" did) costs more than the case it was added for.
+    const silencing = worth
+      .filter((w) => software.has(w.line) && w.deltas.some((d) => d.silence < -1e-9))
+      .map((w) => w.line);
+    expect(silencing).toEqual([]);
+  }, 120_000);
 
   it('has no everyday member that is also a common software word', () => {
     const software =

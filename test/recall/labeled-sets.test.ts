@@ -1,7 +1,7 @@
 /**
  * The labeled recall sets kept in eval/recall-sets/ (coding-agent memories; relevant and
- * unrelated prompts; English and Chinese), run through the CLI command, each held at the levels the
- * offline ranker reaches on it.
+ * unrelated prompts; English, Chinese and Japanese), run through the CLI command, each held at the
+ * levels the offline ranker reaches on it.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,39 +20,56 @@ async function evalSet(name: string) {
 
 // The acceptance targets (precision 0.9, recall 0.9, silence 1.0) are not all met yet (docs/eval.md):
 // each set asserts the levels measured when the cut-off last changed, so a regression fails here.
-// coding-agent, heldout-platform and heldout-shop were tuned on; heldout-ml never was.
+// Since the generic-vocabulary prior (lexical/generic-words.ts) a memory sharing one generic word
+// with the prompt ("function", "parse", "field") is no longer selected: recall fell on the first
+// four sets (docs/eval.md lists the memories lost), precision and silence rose on all of them.
 describe('engram eval recall on the labeled sets', () => {
-  it('keeps the development set at full silence and nearly every gold memory', async () => {
+  it('keeps the development set at full silence and most gold memories', async () => {
     const report = await evalSet('coding-agent');
     expect(report.relevantPrompts).toBeGreaterThanOrEqual(40);
     expect(report.unrelatedPrompts).toBeGreaterThanOrEqual(20);
-    expect(report.recall).toBeGreaterThanOrEqual(0.98);
-    expect(report.silence).toBe(1);
-    expect(report.precision).toBeGreaterThanOrEqual(0.89);
-  }, 60_000);
-
-  it('keeps the platform set silent on every unrelated prompt', async () => {
-    const report = await evalSet('heldout-platform');
-    expect(report.recall).toBeGreaterThanOrEqual(0.93);
+    expect(report.recall).toBeGreaterThanOrEqual(0.92);
     expect(report.silence).toBe(1);
     expect(report.precision).toBeGreaterThanOrEqual(0.9);
   }, 60_000);
 
-  it('holds the shop set, the hardest one, at its measured levels', async () => {
+  it('keeps the platform set silent on every unrelated prompt', async () => {
+    const report = await evalSet('heldout-platform');
+    expect(report.recall).toBeGreaterThanOrEqual(0.79);
+    expect(report.silence).toBe(1);
+    expect(report.precision).toBeGreaterThanOrEqual(0.92);
+  }, 60_000);
+
+  it('holds the shop set, the hardest of the first four, at its measured levels', async () => {
     const report = await evalSet('heldout-shop');
     expect(report.relevantPrompts).toBeGreaterThanOrEqual(40);
     expect(report.unrelatedPrompts).toBeGreaterThanOrEqual(20);
-    // 0.824 before the redundancy rule, which drops two gold memories here (a weaker second
-    // memory sharing the best one's words) and 8 wrong ones (docs/eval.md).
-    expect(report.recall).toBeGreaterThanOrEqual(0.78);
-    expect(report.silence).toBeGreaterThanOrEqual(0.75);
-    expect(report.precision).toBeGreaterThanOrEqual(0.62);
+    expect(report.recall).toBeGreaterThanOrEqual(0.7);
+    expect(report.silence).toBeGreaterThanOrEqual(0.79);
+    expect(report.precision).toBeGreaterThanOrEqual(0.72);
   }, 60_000);
 
-  it('generalises to the set never tuned on: silent on every unrelated prompt', async () => {
+  it('keeps the ML set silent on every unrelated prompt', async () => {
     const report = await evalSet('heldout-ml');
-    expect(report.recall).toBeGreaterThanOrEqual(0.84);
+    expect(report.recall).toBeGreaterThanOrEqual(0.81);
     expect(report.silence).toBe(1);
-    expect(report.precision).toBeGreaterThanOrEqual(0.82);
+    expect(report.precision).toBeGreaterThanOrEqual(0.9);
   }, 60_000);
+
+  // Written without looking at the ranker; development sets since the generic-vocabulary work.
+  // [set, precision, recall, silence] as measured then (docs/eval.md).
+  const SEALED: Array<[string, number, number, number]> = [
+    ['sealed-game-ja', 0.83, 0.65, 16 / 18],
+    ['sealed-mobile', 0.79, 0.73, 20 / 22],
+    ['sealed-oss-lib', 0.7, 0.66, 14 / 18],
+    ['sealed-pipeline-zh', 0.72, 0.76, 15 / 20],
+  ];
+  for (const [name, precision, recall, silence] of SEALED) {
+    it(`holds ${name} at its measured levels`, async () => {
+      const report = await evalSet(name);
+      expect(report.precision).toBeGreaterThanOrEqual(precision);
+      expect(report.recall).toBeGreaterThanOrEqual(recall);
+      expect(report.silence).toBeGreaterThanOrEqual(silence - 1e-9);
+    }, 60_000);
+  }
 });

@@ -21,8 +21,7 @@ database: db sql postgres postgresql mysql sqlite schema migration migrations ta
 deploy: deployment rollout 部署 上线
 container: docker dockerfile image buildx
 kubernetes: k8s kubectl pod cluster helm 集群
-monitoring: dashboard metrics grafana datadog observability
-logging: log logger 日志
+monitoring: dashboard metrics grafana datadog
 format: formatter reformat lint gofmt prettier black isort
 pr: pullrequest
 flag: toggle launchdarkly

@@ -17,6 +17,8 @@ const WEAK_WORDS = (
   // "users table" means.
   'add change update fix run write explain show check set work file code project thing user ' +
   'question start step ' +
+  // The phrasing of any comparison ("the difference between X and Y").
+  'between ' +
   // Negations are kept by the tokenizer (they can carry meaning next to a topic word), but "not"
   // alone ties "will not start" to "real Postgres, not mocks".
   'not never no'
