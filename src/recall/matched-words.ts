@@ -52,7 +52,9 @@ export function matchedWords(
   chains: readonly (readonly string[])[],
   options: MatchedWordsOptions = {},
 ): MatchedWords {
-  const left = new Map(marks);
+  // Most prompts hold no CJK: then the marks are the words (no copy; a common word can touch
+  // thousands of memories).
+  const left = chains.length === 0 ? marks : new Map(marks);
   const out: MatchedWords = { overlap: 0, distinctive: 0, specific: [] };
   const count = (word: string, mark: WordMark) => {
     out.overlap += 1;
@@ -76,7 +78,7 @@ export function matchedWords(
         close(i);
         continue;
       }
-      left.delete(chain[i]!);
+      (left as Map<string, WordMark>).delete(chain[i]!);
       if (start < 0) start = i;
       if (mark > best) best = mark;
     }

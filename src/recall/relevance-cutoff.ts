@@ -146,10 +146,17 @@ export function selectRelevant<T extends CutoffCandidate>(
     // no memory selected before it answers: the photo in "the visa photo and fee") is measured
     // against those answering no more of the prompt than it does, and below the coordination
     // level still kept when it is near the best ("Berlin" beside the cron rule); any other needs
-    // the coordination level and to be near the best there.
+    // the coordination level and to be near the best of those covering at least as much of the
+    // prompt, never of one covering less (the CDC note holding "MySQL" and "Kafka" is not dropped
+    // for a DAG-naming note that scores higher on "MySQL" alone).
     const ownPart = r.specificWords.some((w) => !answered.has(w) && holders.get(w) === 1);
     const kept = leveled(r)
-      ? nearBest(r, (o) => leveled(o) && evidence(o) >= evidence(r))
+      ? nearBest(
+          r,
+          ownPart
+            ? (o) => leveled(o) && evidence(o) <= evidence(r)
+            : (o) => leveled(o) && evidence(o) >= evidence(r),
+        )
       : ownPart && nearBest(r, leveled);
     if (!kept) continue;
     selected.push(r);

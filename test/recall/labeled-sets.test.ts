@@ -62,7 +62,7 @@ describe('engram eval recall on the labeled sets', () => {
     ['sealed-game-ja', 0.83, 0.65, 16 / 18],
     ['sealed-mobile', 0.79, 0.73, 20 / 22],
     ['sealed-oss-lib', 0.7, 0.66, 14 / 18],
-    ['sealed-pipeline-zh', 0.72, 0.76, 15 / 20],
+    ['sealed-pipeline-zh', 0.71, 0.78, 15 / 20],
   ];
   for (const [name, precision, recall, silence] of SEALED) {
     it(`holds ${name} at its measured levels`, async () => {
