@@ -66,7 +66,10 @@ export function createPostingLists(): PostingLists {
     *finishSteps() {
       const terms = ids.size;
       const offsets = new Int32Array(terms + 1);
-      for (let i = 0; i < count; i++) offsets[termOf[i]! + 1]!++;
+      for (let i = 0; i < count; i++) {
+        if ((i & (GROUPED_PER_STEP - 1)) === GROUPED_PER_STEP - 1) yield;
+        offsets[termOf[i]! + 1]!++;
+      }
       for (let t = 0; t < terms; t++) offsets[t + 1]! += offsets[t]!;
       const next = offsets.slice(0, terms);
       const docs = new Int32Array(count);
