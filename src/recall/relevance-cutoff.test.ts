@@ -261,10 +261,13 @@ describe('relevance cut-off of the offline ranker', () => {
       mem('commits.md', 'Commit messages are conventional commits scoped by platform'),
       mem('whole-files.md', 'When a change touches more than one function, send the whole file'),
       mem('keystore.md', 'The Android upload keystore is in the team vault'),
+      mem('no-any.md', 'No any in TypeScript: use unknown and narrow it'),
     ];
     const top = (q: string) => rankOffline(q, memories, { nowMs: NOW }).map((r) => r.file);
     expect(top('how do I squash my last three commits')).toEqual([]);
     expect(top('write a function that checks whether a string is a palindrome')).toEqual([]);
+    // The language a project is written in is in most of its questions.
+    expect(top('what does the never type mean in TypeScript')).toEqual([]);
     // A specific word alone still selects, and a generic one beside it adds to it.
     expect(top('where is the keystore')).toEqual(['keystore.md']);
     expect(top('the commit scope for the platform')).toEqual(['commits.md']);

@@ -46,23 +46,23 @@ describe('engram eval recall on the labeled sets', () => {
     expect(report.unrelatedPrompts).toBeGreaterThanOrEqual(20);
     expect(report.recall).toBeGreaterThanOrEqual(0.7);
     expect(report.silence).toBeGreaterThanOrEqual(0.79);
-    expect(report.precision).toBeGreaterThanOrEqual(0.72);
+    expect(report.precision).toBeGreaterThanOrEqual(0.76);
   }, 60_000);
 
   it('keeps the ML set silent on every unrelated prompt', async () => {
     const report = await evalSet('heldout-ml');
     expect(report.recall).toBeGreaterThanOrEqual(0.81);
     expect(report.silence).toBe(1);
-    expect(report.precision).toBeGreaterThanOrEqual(0.9);
+    expect(report.precision).toBeGreaterThanOrEqual(0.93);
   }, 60_000);
 
   // Written without looking at the ranker; development sets since the generic-vocabulary work.
   // [set, precision, recall, silence] as measured then (docs/eval.md).
   const SEALED: Array<[string, number, number, number]> = [
     ['sealed-game-ja', 0.83, 0.65, 16 / 18],
-    ['sealed-mobile', 0.79, 0.73, 20 / 22],
-    ['sealed-oss-lib', 0.7, 0.66, 14 / 18],
-    ['sealed-pipeline-zh', 0.71, 0.78, 15 / 20],
+    ['sealed-mobile', 0.82, 0.73, 22 / 22],
+    ['sealed-oss-lib', 0.71, 0.64, 16 / 18],
+    ['sealed-pipeline-zh', 0.76, 0.78, 18 / 20],
   ];
   for (const [name, precision, recall, silence] of SEALED) {
     it(`holds ${name} at its measured levels`, async () => {

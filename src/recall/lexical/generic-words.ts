@@ -10,9 +10,13 @@
  * one beside a specific word, are still evidence; one alone is not.
  *
  * Written in our own words from what any codebase's prose holds, not grown per case: no product
- * or language name is here (a note on Detox, Kafka or Rust is found by that name alone), nor the
+ * or tool name is here (a note on Detox, Kafka or Airflow is found by that name alone), nor the
  * words a memory about a practice is named by ("test", "build", "install": "how do I run the
  * tests" is answered by the note on the test runner; measured on the labeled sets, docs/eval.md).
+ * The mainstream programming languages and runtimes are: the language a project is written in is
+ * in most of its coding questions ("Python 装饰器怎么写", "what does the never type mean in
+ * TypeScript"), so a note that names it is no evidence for one of them alone; beside another
+ * shared word it still is.
  * English words are matched by stem; CJK entries (katakana loanwords and Chinese terms of three or
  * more characters: two-character CJK words are already weak, see matched-words.ts) as written.
  */
@@ -23,7 +27,8 @@ const GENERIC_ENGLISH =
   (
     'code function method class object array list string number integer value variable type ' +
     'interface property field key map loop return argument parameter option setting default ' +
-    'constant expression statement syntax operator boolean null module helper util utility ' +
+    'config configuration configure constant expression statement syntax operator boolean null ' +
+    'module helper util utility ' +
     'library component element item instance template generic callback promise async ' +
     // Files and text.
     'file folder directory path line text character byte content format name example comment ' +
@@ -31,14 +36,16 @@ const GENERIC_ENGLISH =
     // What code does and what is done to it.
     'run check parse sort search filter find read write create delete remove add ' +
     'change update rename move copy open close call handle validate convert implement refactor ' +
-    'clean improve optimize debug import export load save print ' +
+    'clean improve optimize debug import export load save print apply require ' +
     // Where work happens and its artefacts.
     'branch commit merge release version project repository repo source app application service ' +
-    'server client browser request response api data table query error bug issue problem fail ' +
+    'server client browser page request response api data table query error bug issue problem ' +
+    'fail ' +
     'warning exception support feature tool system process environment local remote production ' +
     // What every project touches, whatever it is written in (a note naming git or SQL is found by
-    // what it says about them).
+    // what it says about them), and the languages it is written in.
     'git sql http json yaml html css bash shell linux ts js port style ' +
+    'python typescript javascript node java kotlin swift rust ruby php ' +
     // Qualities asked about in any question.
     'fast slow performance simple small large old public private internal external difference ' +
     'best practice way work'
