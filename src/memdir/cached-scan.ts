@@ -8,7 +8,6 @@
 
 import {
   closeSync,
-  constants,
   type Dirent,
   existsSync,
   fstatSync,
@@ -21,6 +20,7 @@ import {
 import { join } from 'node:path';
 import { type Clock, systemClock } from '../util/clock.js';
 import { EngramError, errnoCode } from '../util/errors.js';
+import { regularFileFlags } from '../util/regular-file.js';
 import { SLICE_MS, yieldToLoop } from '../util/yield-to-loop.js';
 import { FRONTMATTER_MAX_LINES } from './constants.js';
 import { headerFromHead, headerFromText } from './header.js';
@@ -202,10 +202,11 @@ function readEntry(
   const readAtMs = now();
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    fd = openSync(path, regularFileFlags(false));
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP') return 'not a file'; // swapped for a link since the listing: never followed
     if (code === 'EACCES' || code === 'EPERM') return unreadableEntry(dir, file, code, readAtMs);
     throw error;
   }

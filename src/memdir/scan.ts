@@ -132,7 +132,7 @@ export async function readHead(
   path: string,
   maxLines: number = FRONTMATTER_MAX_LINES,
 ): Promise<string> {
-  const { handle } = await openRegularFile(path);
+  const { handle } = await openRegularFile(path, { followLinks: false });
   try {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -160,7 +160,7 @@ async function readHeaderFast(dir: string, file: string): Promise<MemoryHeader |
   let handle: FileHandle;
   let info: Stats;
   try {
-    ({ handle, info } = await openRegularFile(path));
+    ({ handle, info } = await openRegularFile(path, { followLinks: false }));
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT') return undefined; // removed while we looked

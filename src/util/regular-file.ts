@@ -30,21 +30,42 @@ export interface RegularFileText {
  * instead of waiting for a writer: a blocked open holds one of libuv's 4 threadpool threads for
  * good, and four of them wedge every later file operation of the process (the MCP server).
  */
-export async function openRegularFile(path: string): Promise<{ handle: FileHandle; info: Stats }> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+export async function openRegularFile(
+  path: string,
+  options: { followLinks?: boolean } = {},
+): Promise<{ handle: FileHandle; info: Stats }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, regularFileFlags(options.followLinks !== false));
+  } catch (error) {
+    if (errnoCode(error) === 'ELOOP') throw notRegular(path, 'a symbolic link');
+    throw error;
+  }
   try {
     const info = await handle.stat();
-    if (!info.isFile()) {
-      throw new EngramError(
-        'not_regular_file',
-        `${path} is ${describeKind(info)}, not a regular file; engram reads only regular files.`,
-      );
-    }
+    if (!info.isFile()) throw notRegular(path, describeKind(info));
     return { handle, info };
   } catch (error) {
     await handle.close().catch(() => {});
     throw error;
   }
+}
+
+/**
+ * The flags for opening a file to read: O_NONBLOCK (above), and O_NOFOLLOW unless links may be
+ * followed, so a file swapped for a link after a listing saw a regular file fails with ELOOP
+ * instead of being read through the link (a memory folder's scan: a link never leads a read out).
+ */
+export function regularFileFlags(followLinks: boolean): number {
+  const flags = constants.O_RDONLY | constants.O_NONBLOCK;
+  return followLinks ? flags : flags | constants.O_NOFOLLOW;
+}
+
+function notRegular(path: string, kind: string): EngramError {
+  return new EngramError(
+    'not_regular_file',
+    `${path} is ${kind}, not a regular file; engram reads only regular files.`,
+  );
 }
 
 /** Read a regular file as UTF-8, bounded in bytes (see `RegularFileOptions`). */
