@@ -20,7 +20,8 @@ import {
 import { join } from 'node:path';
 import { type Clock, systemClock } from '../util/clock.js';
 import { EngramError, errnoCode } from '../util/errors.js';
-import { regularFileFlags } from '../util/regular-file.js';
+import { realpathOrSelf } from '../util/realpath-or-self.js';
+import { openedBelow, regularFileFlags } from '../util/regular-file.js';
 import { SLICE_MS, yieldToLoop } from '../util/yield-to-loop.js';
 import { FRONTMATTER_MAX_LINES } from './constants.js';
 import { headerFromHead, headerFromText } from './header.js';
@@ -113,6 +114,13 @@ export async function scanMemoriesCached(
   let allTrusted = true;
   let checked = 0;
   const prefix = pathPrefix(dir);
+  // Files in subfolders are checked to be below the real folder once opened (openedBelow).
+  let realDir: string | undefined;
+  const below = (file: string): string | undefined => {
+    if (!file.includes('/')) return undefined;
+    realDir ??= realpathOrSelf(dir);
+    return realDir;
+  };
   let sliceStart = performance.now();
   for (let i = 0; i < files.length; i++) {
     if ((i & 7) === 0 && performance.now() - sliceStart > SLICE_MS) {
@@ -136,7 +144,7 @@ export async function scanMemoriesCached(
         continue;
       }
     }
-    const entry = readEntry(dir, prefix, file, now);
+    const entry = readEntry(dir, prefix, file, now, below(file));
     if (entry === 'not a file') continue;
     read++;
     if (entry === undefined) {
@@ -197,6 +205,7 @@ function readEntry(
   prefix: string,
   file: string,
   now: () => number,
+  below: string | undefined,
 ): CacheEntry | 'not a file' | undefined {
   const path = prefix + file;
   const readAtMs = now();
@@ -215,6 +224,7 @@ function readEntry(
   try {
     const info = fstatSync(fd);
     if (!info.isFile()) return 'not a file';
+    if (below !== undefined && !openedBelow(fd, path, below)) return 'not a file';
     id = identityOf(info);
     // One buffer for every head: nothing keeps it (the text is decoded out of it), and a fresh
     // 4 KB each time is 8 MB of garbage for a cold scan of 2,000 files (collections the host feels).

@@ -20,17 +20,29 @@ afterEach(async () => {
   await Promise.all(tops.splice(0).map((t) => rm(t, { recursive: true, force: true })));
 });
 
-async function raceScans(scan: (dir: string) => Promise<MemoryHeader[]>) {
+const memory = (description: string) =>
+  `---\nname: ${description}\ndescription: ${description}\ntype: project\n---\nbody\n`;
+
+/**
+ * `what: 'file'` flips `memory/inside.md` with a link to `outside.md`; `what: 'folder'` flips the
+ * subfolder `memory/sub` (holding `inside.md`) with a link to a folder outside holding its own
+ * `inside.md`.
+ */
+async function raceScans(what: 'file' | 'folder', scan: (dir: string) => Promise<MemoryHeader[]>) {
   const top = await mkdtemp(join(tmpdir(), 'engram-scan-link-'));
   tops.push(top);
   const dir = join(top, 'memory');
-  await mkdir(dir);
-  const memory = (description: string) =>
-    `---\nname: ${description}\ndescription: ${description}\ntype: project\n---\nbody\n`;
-  await writeFile(join(dir, 'inside.md'), memory('the real memory'));
-  const outside = join(top, 'outside.md');
+  const home = what === 'file' ? dir : join(dir, 'sub');
+  const outsideHome = what === 'file' ? top : join(top, 'outside');
+  await mkdir(home, { recursive: true });
+  await mkdir(outsideHome, { recursive: true });
+  await writeFile(join(home, 'inside.md'), memory('the real memory'));
+  const outside = join(outsideHome, what === 'file' ? 'outside.md' : 'inside.md');
   await writeFile(outside, memory(SECRET));
-  const flipper = await startFlipper(join(dir, 'inside.md'), outside);
+  const flipper =
+    what === 'file'
+      ? await startFlipper(join(dir, 'inside.md'), outside)
+      : await startFlipper(home, outsideHome);
   let scans = 0;
   let leaked = 0;
   let sawInside = 0;
@@ -49,8 +61,11 @@ async function raceScans(scan: (dir: string) => Promise<MemoryHeader[]>) {
   return { scans, leaked, sawInside, flips: flipper.flips() };
 }
 
+const cachedScan = async (dir: string) =>
+  (await scanMemoriesCached(dir, { persisted: false, watch: false })).memories;
+
 it('never reads a memory file through a link swapped in after the listing (plain scan)', async () => {
-  const r = await raceScans(async (dir) => (await scanMemories(dir)).memories);
+  const r = await raceScans('file', async (dir) => (await scanMemories(dir)).memories);
   // The race was real: the file was swapped many times, and read as itself in between.
   expect(r.flips).toBeGreaterThanOrEqual(20);
   expect(r.sawInside).toBeGreaterThan(0);
@@ -58,10 +73,20 @@ it('never reads a memory file through a link swapped in after the listing (plain
 }, 120_000);
 
 it('never reads a memory file through a link swapped in after the listing (cached scan)', async () => {
-  const r = await raceScans(
-    async (dir) => (await scanMemoriesCached(dir, { persisted: false, watch: false })).memories,
-  );
+  const r = await raceScans('file', cachedScan);
   expect(r.flips).toBeGreaterThanOrEqual(20);
   expect(r.sawInside).toBeGreaterThan(0);
   expect(r.leaked).toBe(0);
 }, 120_000);
+
+for (const [name, scan] of [
+  ['plain scan', async (dir: string) => (await scanMemories(dir)).memories],
+  ['cached scan', cachedScan],
+] as const) {
+  it(`never reads through a subfolder swapped for a link after the listing (${name})`, async () => {
+    const r = await raceScans('folder', scan);
+    expect(r.flips).toBeGreaterThanOrEqual(20);
+    expect(r.sawInside).toBeGreaterThan(0);
+    expect(r.leaked).toBe(0);
+  }, 120_000);
+}

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { TEMP_PREFIX } from '../util/atomic-write.js';
 import { EngramError, errnoCode, isEngramError } from '../util/errors.js';
 import { FILE_CONCURRENCY, mapPool } from '../util/pool.js';
+import { realpathOrSelf } from '../util/realpath-or-self.js';
 import { openRegularFile } from '../util/regular-file.js';
 import { FRONTMATTER_MAX_LINES, INDEX_FILE, MAX_SCANNED_FILES } from './constants.js';
 import { headerFromHead, headerFromText } from './header.js';
@@ -35,16 +36,19 @@ export async function scanMemories(dir: string, options: ScanOptions = {}): Prom
   const symlinks: string[] = [];
   const files: string[] = [];
   await walk(dir, '', files, symlinks);
+  // Files in subfolders are checked to be below the real folder once opened (openedBelow).
+  const realDir = realpathOrSelf(dir);
+  const readHeaderFast = (file: string) => readHeader(dir, file, realDir);
   let memories: MemoryHeader[];
   if (files.length <= cap) {
     // Everything is kept: one pass, one open + stat + 4 KB read per file.
-    memories = present(await mapPool(files, limit, (file) => readHeaderFast(dir, file)));
+    memories = present(await mapPool(files, limit, readHeaderFast));
   } else {
     // Past the cap only mtimes decide what is kept, so heads are read for the newest alone.
     const stats = present(await mapPool(files, limit, (file) => statMemory(dir, file)));
     sortNewestFirst(stats);
     const kept = stats.slice(0, cap);
-    memories = present(await mapPool(kept, limit, (s) => readHeaderFast(dir, s.file)));
+    memories = present(await mapPool(kept, limit, (s) => readHeaderFast(s.file)));
   }
   sortNewestFirst(memories);
   return {
@@ -131,8 +135,9 @@ export function isMemoryFileName(name: string): boolean {
 export async function readHead(
   path: string,
   maxLines: number = FRONTMATTER_MAX_LINES,
+  below?: string,
 ): Promise<string> {
-  const { handle } = await openRegularFile(path, { followLinks: false });
+  const { handle } = await openRegularFile(path, { followLinks: false, below });
   try {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -155,12 +160,17 @@ export async function readHead(
 const HEAD_BYTES = 4096;
 
 /** One open, one stat and one 4 KB read; the 30-line reference read only when that cannot decide. */
-async function readHeaderFast(dir: string, file: string): Promise<MemoryHeader | undefined> {
+async function readHeader(
+  dir: string,
+  file: string,
+  realDir: string,
+): Promise<MemoryHeader | undefined> {
   const path = join(dir, file);
+  const below = file.includes('/') ? realDir : undefined;
   let handle: FileHandle;
   let info: Stats;
   try {
-    ({ handle, info } = await openRegularFile(path, { followLinks: false }));
+    ({ handle, info } = await openRegularFile(path, { followLinks: false, below }));
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT') return undefined; // removed while we looked
@@ -191,7 +201,9 @@ async function readHeaderFast(dir: string, file: string): Promise<MemoryHeader |
   const fast = headerFromHead(dir, file, mtimeMs, head, complete);
   if (fast) return mark(fast);
   try {
-    return mark(headerFromText(dir, file, mtimeMs, await readHead(path)));
+    return mark(
+      headerFromText(dir, file, mtimeMs, await readHead(path, FRONTMATTER_MAX_LINES, below)),
+    );
   } catch (error) {
     if (errnoCode(error) === 'ENOENT' || isEngramError(error, 'not_regular_file')) return undefined;
     throw error;

@@ -1,5 +1,6 @@
-import { constants, type Stats } from 'node:fs';
+import { constants, readlinkSync, realpathSync, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
+import { sep } from 'node:path';
 import { EngramError, errnoCode } from './errors.js';
 
 /** The most engram reads of any one file it did not write itself unless told otherwise (16 MiB). */
@@ -32,7 +33,7 @@ export interface RegularFileText {
  */
 export async function openRegularFile(
   path: string,
-  options: { followLinks?: boolean } = {},
+  options: { followLinks?: boolean; below?: string } = {},
 ): Promise<{ handle: FileHandle; info: Stats }> {
   let handle: FileHandle;
   try {
@@ -44,6 +45,9 @@ export async function openRegularFile(
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw notRegular(path, describeKind(info));
+    if (options.below !== undefined && !openedBelow(handle.fd, path, options.below)) {
+      throw notRegular(path, `a file outside ${options.below} (a folder on its way was swapped)`);
+    }
     return { handle, info };
   } catch (error) {
     await handle.close().catch(() => {});
@@ -59,6 +63,27 @@ export async function openRegularFile(
 export function regularFileFlags(followLinks: boolean): number {
   const flags = constants.O_RDONLY | constants.O_NONBLOCK;
   return followLinks ? flags : flags | constants.O_NOFOLLOW;
+}
+
+/**
+ * True when the open descriptor `fd` (opened from `path`) is a file below the real folder
+ * `realRoot`. O_NOFOLLOW guards a path's last component only: a folder on the way swapped for a
+ * link after the listing leads the open elsewhere, so the descriptor itself is asked where it is
+ * (Linux: /proc/self/fd), and where that cannot be asked, the path's real path after the open.
+ */
+export function openedBelow(fd: number, path: string, realRoot: string): boolean {
+  const root = realRoot.endsWith(sep) ? realRoot : realRoot + sep;
+  let real: string;
+  try {
+    real = readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    try {
+      real = realpathSync(path); // no /proc here: the path's real path, just after the open
+    } catch {
+      return false;
+    }
+  }
+  return real.startsWith(root);
 }
 
 function notRegular(path: string, kind: string): EngramError {
