@@ -200,7 +200,8 @@ export async function truncatedBodies(memories: readonly MemoryHeader[]): Promis
 }
 
 async function truncation(path: string): Promise<string | undefined> {
-  const { handle, info } = await openRegularFile(path);
+  // As the scan reads: a memory file swapped for a link since is not followed.
+  const { handle, info } = await openRegularFile(path, { followLinks: false });
   try {
     if (info.size === 0) return 'is empty';
     if (info.size > BODY_PROBE_BYTES) return undefined;
