@@ -160,9 +160,14 @@ export async function scanMemoriesCached(
     for (const file of [...cache.entries.keys()])
       if (!seen.has(file)) updateEntry(cache, file, undefined);
   }
+  // The sort of thousands of headers is a pause of its own (a few milliseconds in a host's first
+  // turn, its code not yet compiled): not added to the last slice of the loop above nor to what
+  // the caller does next.
+  await yieldToLoop();
   memories.sort(
     (a, b) => b.mtimeMs - a.mtimeMs || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0),
   );
+  await yieldToLoop();
   const total = files.length;
   state.scans++;
   // Reused only if nothing was too fresh to trust: such a file is read again next turn anyway.

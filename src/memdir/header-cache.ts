@@ -365,6 +365,7 @@ async function toBytes(cache: DirectoryCache, entries: Map<string, CacheEntry>):
     }
   }
   derivedStarts[n] = derivedSize;
+  await yieldToLoop();
   const blobs = blobWriter();
   const meta: Omit<FileMeta, 'headers'> = {
     dir: cache.dir,
@@ -387,9 +388,14 @@ async function toBytes(cache: DirectoryCache, entries: Map<string, CacheEntry>):
       sliceStart = performance.now();
     }
   }
+  // Each of the last three (encoding the text, the index's arrays' refs, copying it all into one
+  // buffer) is a few milliseconds at 2,000 memories: a return to the loop between them keeps
+  // them from adding up to one pause.
+  await yieldToLoop();
   const json = Buffer.from(
     `{"headers":[${headerTexts.join(',')}],${JSON.stringify(meta).slice(1)}`,
   );
+  await yieldToLoop();
   const head = Buffer.alloc(HEAD_BYTES);
   MAGIC.copy(head);
   head.writeUInt32LE(HEADER_CACHE_FORMAT, 8);

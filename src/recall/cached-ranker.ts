@@ -8,6 +8,7 @@ import type { CacheEntry, DirectoryCache } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
 import { shortHash } from '../util/short-hash.js';
 import { runStepsInSlices } from '../util/steps.js';
+import { yieldToLoop } from '../util/yield-to-loop.js';
 import {
   analyzeForIndex,
   analyzeForRanking,
@@ -204,6 +205,9 @@ async function buildRanker(
       return { ranker: restored, complete: true };
     }
   }
+  // A fresh slice for the build: its first step (sorting every memory) is not added to the scan
+  // and filtering that ran just before without a pause.
+  await yieldToLoop();
   const ranker = await runStepsInSlices(buildOfflineRanker(memories, analysis));
   // Another recall may have changed the cache while this one paused: keep only a current index.
   if (complete && plan.generation() === generation) {

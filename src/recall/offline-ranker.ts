@@ -279,6 +279,7 @@ export function* buildOfflineRanker<M extends RankableMemory>(
   rankerOptions: OfflineRankerOptions = {},
 ): Generator<void, OfflineRanker> {
   const all = [...memories].sort(byFile);
+  yield; // the sort is a step of its own, not one with the first memory's analysis
   const sorted: M[] = [];
   // The index does not keep each memory's terms (its grams are most of a host's memory): the few
   // documents feedback looks into are analyzed again (from the cache's kept analysis, if any).

@@ -98,8 +98,8 @@ export function createBm25Builder(
 /** Per-document term maps an index keeps for feedback (a few are read per query). */
 const TERM_MAPS_KEPT = 256;
 
-/** Postings weighed between two steps of `finishSteps` (a power of two). */
-const POSTINGS_PER_STEP = 65_536;
+/** Postings weighed between two steps of `finishSteps` (a power of two; small for the reason in posting-lists.ts). */
+const POSTINGS_PER_STEP = 8_192;
 
 /**
  * The saturated weights, packed: one array of documents and one of weights for all terms, a term
@@ -114,6 +114,7 @@ function* finishIndex(
 ): Generator<void, Bm25Index> {
   const size = lengths.length;
   const norms = lengthNorms(lengths, params);
+  yield;
   const { ids, offsets, docs, freqs } = yield* lists.finishSteps();
   // Saturated in place: the frequencies become the weights.
   const weights = freqs;
