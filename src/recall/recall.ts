@@ -13,6 +13,7 @@ import { readMemory } from '../memdir/memory-file.js';
 import type { MemoryHeader, MemoryTypeOrUnknown } from '../memdir/types.js';
 import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { EngramError, isEngramError } from '../util/errors.js';
+import { yieldToLoop } from '../util/yield-to-loop.js';
 import { type CandidateSet, loadCandidates } from './candidates.js';
 import type { DecayConstants } from './decay.js';
 import { readLastRecalled } from './last-recalled.js';
@@ -350,6 +351,9 @@ async function choose(
 ): Promise<string[]> {
   const { candidates } = set;
   const lastRecalled = options.lastRecalled ?? (await lastRecalledFor(options, candidates));
+  // This ranking and the prefilter's (loadCandidates) each score every memory: a turn of the
+  // host's loop between them, so the two (and the reads after) never add up to one stall.
+  await yieldToLoop();
   const offline = () => {
     const allowed = new Set(candidates.map((c) => c.file));
     // The cut-off judges only the memories that may still be chosen: one already in the
