@@ -1,4 +1,5 @@
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { errnoCode } from '../util/errors.js';
 
@@ -104,16 +105,21 @@ export function metricsPathFor(memoryDir: string): string {
   return join(memoryDir, RECALL_METRICS_FILE);
 }
 
-/** Append one shape as a JSON line (the directory is created when missing). */
+/**
+ * Append one shape as a JSON line (the directory is created when missing). Synchronous, as the
+ * log's tail is read: one small append costs less than the open, write and close round trips to
+ * the thread pool, which every MCP recall paid before answering. Still a promise (same contract:
+ * a failure rejects, and recall reports it in its notes).
+ */
 export async function appendRecallMetrics(path: string, shape: RecallShape): Promise<void> {
   const line = `${JSON.stringify(shape)}\n`;
   try {
     // Every turn appends: the folder is made only when it is missing, not asked for each time.
-    await appendFile(path, line, { mode: 0o600 });
+    appendFileSync(path, line, { mode: 0o600 });
   } catch (error) {
     if (errnoCode(error) !== 'ENOENT') throw error;
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    await appendFile(path, line, { mode: 0o600 });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    appendFileSync(path, line, { mode: 0o600 });
   }
 }
 

@@ -1,0 +1,44 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendRecallMetrics, emptyRecallShape, readRecallMetrics } from './metrics.js';
+
+const shape = (selected: number) => ({
+  ...emptyRecallShape({
+    nowMs: Date.parse('2026-11-29T12:00:00Z'),
+    sessionBytes: 0,
+    sessionBudgetBytes: 61_440,
+    staleAfterDays: 30,
+  }),
+  selected,
+});
+
+describe('appendRecallMetrics', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'engram-metrics-'));
+  });
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('has the line on disk once its promise settles, in order, making the missing folder', async () => {
+    const log = join(root, '.engram', 'recall-metrics.jsonl');
+    await appendRecallMetrics(log, shape(1));
+    await appendRecallMetrics(log, shape(2));
+    const { shapes, badLines } = await readRecallMetrics(log);
+    expect(badLines).toBe(0);
+    expect(shapes.map((s) => s.selected)).toEqual([1, 2]);
+    expect((await stat(log)).mode & 0o777).toBe(0o600);
+    expect((await readFile(log, 'utf8')).endsWith('\n')).toBe(true);
+  });
+
+  it('rejects (so recall can report it) when the log cannot be written', async () => {
+    const blocker = join(root, 'not-a-folder');
+    await writeFile(blocker, 'x');
+    await expect(
+      appendRecallMetrics(join(blocker, 'recall-metrics.jsonl'), shape(1)),
+    ).rejects.toThrow(/ENOTDIR|EEXIST/);
+  });
+});
