@@ -327,19 +327,21 @@ async function lastRecalledFor(
   const own = options.metricsLog
     ? await readLastRecalled(options.metricsLog).catch(() => undefined)
     : undefined;
-  const further = Object.entries(options.layerLogs ?? {});
-  if (further.length === 0) return own;
-  const merged = new Map(own);
-  for (const [layer, log] of further) {
+  // The own map is the one the log's tail keeps (read-only): copied only when a layer's log
+  // holds a newer time, not every turn.
+  let merged: Map<string, number> | undefined;
+  for (const [layer, log] of Object.entries(options.layerLogs ?? {})) {
     const times = log ? await readLastRecalled(log).catch(() => undefined) : undefined;
     if (!times || times.size === 0) continue;
     for (const c of candidates) {
       const at = c.layer === layer ? times.get(c.file) : undefined;
-      if (at !== undefined && at > (merged.get(c.file) ?? Number.NEGATIVE_INFINITY))
-        merged.set(c.file, at);
+      const current = (merged ?? own)?.get(c.file) ?? Number.NEGATIVE_INFINITY;
+      if (at === undefined || at <= current) continue;
+      merged ??= new Map(own);
+      merged.set(c.file, at);
     }
   }
-  return merged;
+  return merged ?? own;
 }
 
 async function choose(
