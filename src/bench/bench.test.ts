@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { scanMemories } from '../memdir/scan.js';
 import { recall } from '../recall/recall.js';
@@ -32,6 +34,12 @@ describe('bench harness', () => {
     // The floor reads the head of every file; the stat-only floor reads none.
     expect(filesystemFloor(memoryDir)).toBeGreaterThan(120 * 100);
     expect(statFloor(memoryDir)).toBeCloseTo(Math.max(...memories.map((m) => m.mtimeMs)), -1);
+    // The fresh-process floor (the built probe, as `npm run bench` runs it) reads the same bytes.
+    const probe = fileURLToPath(new URL('../../dist/bench/host-probe.js', import.meta.url));
+    const fresh = JSON.parse(
+      execFileSync(process.execPath, [probe, 'floor', memoryDir], { encoding: 'utf8' }),
+    );
+    expect(fresh.bytes).toBe(filesystemFloor(memoryDir));
     const query = 'why does the kubelet keep evicting pods';
     expect((await recall({ dir: memoryDir, query, now: NOW })).selected.length).toBeGreaterThan(0);
 
@@ -59,6 +67,7 @@ describe('bench harness', () => {
       statFloorMs: 4,
       warmRecallMs: 5,
       coldRecallMs: 15,
+      coldFloorMs: 20,
       nodeMs: 40,
       hookServerMs: 44,
       hookMs: 60,
@@ -83,6 +92,8 @@ describe('bench harness', () => {
         warmRecall: 0.5,
         warmScanRank: 0.3,
         coldRecall: 1.5,
+        coldRecallToColdFloor: 0.75,
+        coldFloor: 2,
         hookServer: 1.1,
         hook: 1.5,
         hookNoCache: 2,
@@ -93,7 +104,7 @@ describe('bench harness', () => {
     };
     const text = formatTables([row], { node: 'v20', query: 'q', peerQuery: 'p', seconds: 9 });
     expect(text).toContain(
-      '| 2,000 | 10.0 ms | 4.0 ms (0.40×) | 3.0 ms (0.30×) | 5.0 ms (0.50×) | 15.0 ms (1.50×) |',
+      '| 2,000 | 10.0 ms | 4.0 ms (0.40×) | 3.0 ms (0.30×) | 5.0 ms (0.50×) | 15.0 ms (1.50×) | 20.0 ms (2.00×) | 0.75× |',
     );
     expect(text).toContain('| 2,000 | 12.0 ms | 3.0 ms | 2.0 ms | 6.0 ms / 1.0 ms |');
     expect(text).toContain('| 40.0 ms | 44.0 ms (1.10×) | 60.0 ms (1.50×) |');

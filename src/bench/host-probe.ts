@@ -2,6 +2,9 @@
 /**
  * A fresh process the bench starts to see what a host sees. `cold <dir> <query> <nowMs>`: time one
  * recall in a process that has never recalled (modules loaded, no cache in memory or on disk).
+ * `floor <dir>`: time the filesystem floor once in the same kind of fresh process, the honest
+ * baseline for a cold recall (a fresh process's first readdir, stats and reads cost more than a
+ * warm one's: its code is not compiled yet).
  * `loop <dir> <query> <nowMs> <turns>`: a host whose event loop is watched by
  * `monitorEventLoopDelay` while it prefetches recall for several turns; prints the worst delay of
  * the first turn and of the later ones. Prints one JSON line.
@@ -9,6 +12,7 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { recall, startRecall } from '../recall/index.js';
+import { filesystemFloor } from './floor.js';
 
 const TURN_QUERIES = [
   'how do we roll back a canary deploy',
@@ -16,6 +20,12 @@ const TURN_QUERIES = [
   'kubelet eviction of pods on the staging cluster',
   'where is the oauth session cookie configured',
 ];
+
+function coldFloor(dir: string) {
+  const started = performance.now();
+  const bytes = filesystemFloor(dir);
+  return { ms: performance.now() - started, bytes };
+}
 
 async function cold(dir: string, query: string, nowMs: number) {
   const started = performance.now();
@@ -89,8 +99,12 @@ async function loop(dir: string, query: string, nowMs: number, turns: number) {
 
 async function main() {
   const [mode, dir, query, now, turns] = process.argv.slice(2);
+  if (mode === 'floor' && dir) {
+    process.stdout.write(`${JSON.stringify(coldFloor(dir))}\n`);
+    return;
+  }
   if (!dir || !query || !now)
-    throw new Error('usage: host-probe cold|loop <dir> <query> <nowMs> [turns]');
+    throw new Error('usage: host-probe cold|loop <dir> <query> <nowMs> [turns] | floor <dir>');
   const out =
     mode === 'loop'
       ? await loop(dir, query, Number(now), Number(turns ?? 5))

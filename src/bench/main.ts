@@ -38,6 +38,8 @@ export interface BenchRow {
   statFloorMs: number;
   warmRecallMs: number;
   coldRecallMs: number;
+  /** The floor once in a fresh process (modules loaded): what a cold recall's own I/O costs at least. */
+  coldFloorMs: number;
   nodeMs: number;
   /** The hook answered by the warm hook server (every turn after the first, by default). */
   hookServerMs: number;
@@ -69,6 +71,10 @@ export interface BenchRow {
     warmRecall: number;
     warmScanRank: number;
     coldRecall: number;
+    /** Cold recall ÷ the floor in a fresh process. */
+    coldRecallToColdFloor: number;
+    /** The fresh process's floor ÷ the warm floor: how far below it no fresh process can go. */
+    coldFloor: number;
     hookServer: number;
     hook: number;
     hookNoCache: number;
@@ -158,6 +164,7 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
     const inProcessEnv = { ...env, ENGRAM_NO_DAEMON: '1' };
     const p = {
       cold: [] as number[],
+      coldFloor: [] as number[],
       node: [] as number[],
       hookServer: [] as number[],
       hook: [] as number[],
@@ -196,6 +203,8 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
         { env },
       );
       p.cold.push((JSON.parse(probe.stdout) as { ms: number }).ms);
+      const floorProbe = await runProcess(process.execPath, [PROBE, 'floor', memoryDir], { env });
+      p.coldFloor.push((JSON.parse(floorProbe.stdout) as { ms: number }).ms);
     }
 
     // MCP: engram's server and server-memory, calls interleaved, then their memory.
@@ -250,6 +259,7 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
       warmRecallMs: median(t.warm),
       warmScanRankMs: median(t.scanRank),
       coldRecallMs: median(p.cold),
+      coldFloorMs: median(p.coldFloor),
       nodeMs,
       hookServerMs: median(p.hookServer),
       hookMs: median(p.hook),
@@ -278,6 +288,8 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
         warmRecall: round(row.warmRecallMs / floorMs),
         warmScanRank: round(row.warmScanRankMs / floorMs),
         coldRecall: round(row.coldRecallMs / floorMs),
+        coldRecallToColdFloor: round(row.coldRecallMs / row.coldFloorMs),
+        coldFloor: round(row.coldFloorMs / floorMs),
         hookServer: round(row.hookServerMs / nodeMs),
         hook: round(row.hookMs / nodeMs),
         hookNoCache: round(row.hookNoCacheMs / nodeMs),
