@@ -64,11 +64,19 @@ describe('engram eval recall on the labeled sets', () => {
     ['sealed-oss-lib', 0.71, 0.64, 16 / 18],
     ['sealed-pipeline-zh', 0.76, 0.78, 18 / 20],
   ];
-  for (const [name, precision, recall, silence] of SEALED) {
+  // Written blind by the sealed3 helper for #19's acceptance, committed before their first run
+  // (0677ef8) and never tuned on: [set, precision, recall, silence] as first measured (docs/eval.md).
+  const SEALED3: Array<[string, number, number, number]> = [
+    ['sealed3-go-logistics', 22 / 55, 22 / 46, 12 / 18],
+    ['sealed3-miniapp-zh', 25 / 51, 25 / 44, 10 / 18],
+    ['sealed3-ml-airflow', 23 / 54, 23 / 40, 11 / 18],
+    ['sealed3-devops-ja', 20 / 49, 20 / 41, 8 / 18],
+  ];
+  for (const [name, precision, recall, silence] of [...SEALED, ...SEALED3]) {
     it(`holds ${name} at its measured levels`, async () => {
       const report = await evalSet(name);
-      expect(report.precision).toBeGreaterThanOrEqual(precision);
-      expect(report.recall).toBeGreaterThanOrEqual(recall);
+      expect(report.precision).toBeGreaterThanOrEqual(precision - 1e-9);
+      expect(report.recall).toBeGreaterThanOrEqual(recall - 1e-9);
       expect(report.silence).toBeGreaterThanOrEqual(silence - 1e-9);
     }, 60_000);
   }
