@@ -279,8 +279,14 @@ export function quickGitState(root: string): string {
   return `quick:${dirname(gitDir) === root ? '' : gitDir}:${commit}:${index}`;
 }
 
-/** A small file's text mapped by `use`, or `otherwise()` when it cannot be read. */
+/**
+ * A small file's text mapped by `use`, or `otherwise()` when it cannot be read. A missing file
+ * (`commondir` in every repository that is not a worktree, a ref kept only in `packed-refs`) is
+ * asked for without an exception: this runs on every prompt, and a thrown ENOENT with its stack
+ * cost more than the rest of the quick key.
+ */
 function readOr<T>(path: string, use: (text: string) => T, otherwise: () => T): T {
+  if (statSync(path, { throwIfNoEntry: false }) === undefined) return otherwise();
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
