@@ -14,7 +14,14 @@ export {
   decayWeight,
 } from './decay.js';
 
-export { LAST_RECALLED_TAIL_BYTES, lastRecalledFrom, readLastRecalled } from './last-recalled.js';
+export {
+  LAST_RECALLED_TAIL_BYTES,
+  lastRecalledAt,
+  lastRecalledFrom,
+  type RecalledLine,
+  readLastRecalled,
+  recalledKey,
+} from './last-recalled.js';
 
 export {
   appendRecallMetrics,

@@ -3,7 +3,12 @@ import { appendFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { forgetLogTails, lastRecalledFrom, readLastRecalled } from './last-recalled.js';
+import {
+  forgetLogTails,
+  lastRecalledAt,
+  lastRecalledFrom,
+  readLastRecalled,
+} from './last-recalled.js';
 import { rankOffline } from './ranker-cache.js';
 
 const DAY = 86_400_000;
@@ -23,6 +28,44 @@ describe('last recalled, from the recall log', () => {
         ['b.md', Date.parse('2026-10-01T00:00:00Z')],
       ]),
     );
+  });
+
+  it('keeps a time per layer directory where the line names it, so same-named memories never share one', () => {
+    const times = lastRecalledFrom([
+      {
+        at: '2026-10-01T00:00:00Z',
+        files: ['a.md', 'b.md'],
+        layers: ['project', 'user'],
+        layerDirs: { project: '/repo-a/memory', user: '/home/u/.engram/user/memory' },
+      },
+      {
+        at: '2026-10-03T00:00:00Z',
+        files: ['b.md'],
+        layers: ['project'],
+        layerDirs: { project: '/repo-b/memory' },
+      },
+    ]);
+    const at = (s: string) => Date.parse(s);
+    expect(lastRecalledAt(times, '/repo-a/memory', 'a.md')).toBe(at('2026-10-01T00:00:00Z'));
+    expect(lastRecalledAt(times, '/repo-b/memory', 'a.md')).toBeUndefined();
+    expect(lastRecalledAt(times, '/home/u/.engram/user/memory/', 'b.md')).toBe(
+      at('2026-10-01T00:00:00Z'),
+    );
+    expect(lastRecalledAt(times, '/repo-b/memory', 'b.md')).toBe(at('2026-10-03T00:00:00Z'));
+  });
+
+  it('reads a line without layer directories by file name, for a memory of any directory', () => {
+    const times = lastRecalledFrom([
+      { at: '2026-10-01T00:00:00Z', files: ['a.md'], layers: ['user'] },
+      {
+        at: '2026-10-05T00:00:00Z',
+        files: ['a.md'],
+        layers: ['user'],
+        layerDirs: { user: '/u' },
+      },
+    ]);
+    expect(lastRecalledAt(times, '/anywhere', 'a.md')).toBe(Date.parse('2026-10-01T00:00:00Z'));
+    expect(lastRecalledAt(times, '/u', 'a.md')).toBe(Date.parse('2026-10-05T00:00:00Z'));
   });
 
   it('reads only the tail of a long log, and a missing log is empty', async () => {

@@ -4,27 +4,77 @@
  * log's tail: the newest lines are the ones that matter, and the log may be long.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { errnoCode } from '../util/errors.js';
 
 /** Enough for thousands of recent recalls; older ones only matter past the 30-day window. */
 export const LAST_RECALLED_TAIL_BYTES = 256 * 1024;
 
-/** file → newest time it was injected, from log lines `{ at, files }`. Pure. */
-export function lastRecalledFrom(
-  lines: ReadonlyArray<{ at?: unknown; files?: unknown }>,
-): Map<string, number> {
-  return latestOf(lines.map(digest));
-}
-
-/** A line's time and files; undefined when it names no valid time or no files. Pure. */
-function digest(line: { at?: unknown; files?: unknown }): Parsed | undefined {
-  const at = typeof line.at === 'string' ? Date.parse(line.at) : Number.NaN;
-  if (Number.isNaN(at) || !Array.isArray(line.files)) return undefined;
-  return { at, files: line.files.filter((f): f is string => typeof f === 'string') };
+/** A recall log line as far as last-recalled times go (see `RecallShape`). */
+export interface RecalledLine {
+  at?: unknown;
+  files?: unknown;
+  /** The layer of each file, parallel to `files`. */
+  layers?: unknown;
+  /** The directory of each layer named in `layers`. */
+  layerDirs?: unknown;
 }
 
 /**
- * A log line as `lastRecalledFrom` reads it, digested once: its time and its files; `null` for a
+ * The key a memory's time is kept under: its layer's directory and its file, so a log shared by
+ * layers, or the user layer's log written from many repositories, never lends one memory's time to
+ * a same-named memory elsewhere. Lines written before the directories were logged key by file
+ * alone (`lastRecalledAt` reads both). Pure.
+ */
+export function recalledKey(dir: string, file: string): string {
+  return resolve(dir, file);
+}
+
+/**
+ * The newest time the memory `file` of the layer in `dir` was injected: from lines that name its
+ * directory, or from older lines that name only the file (read as they always were). Pure.
+ */
+export function lastRecalledAt(
+  times: ReadonlyMap<string, number>,
+  dir: string,
+  file: string,
+): number | undefined {
+  const own = times.get(recalledKey(dir, file));
+  const legacy = times.get(file);
+  if (own === undefined) return legacy;
+  return legacy === undefined || own >= legacy ? own : legacy;
+}
+
+/**
+ * key → newest time it was injected, from log lines `{ at, files, layers?, layerDirs? }`: the key
+ * is `recalledKey(dir, file)` where the line names the file's layer directory, the file name
+ * otherwise. Pure.
+ */
+export function lastRecalledFrom(lines: ReadonlyArray<RecalledLine>): Map<string, number> {
+  return latestOf(lines.map(digest));
+}
+
+/** A line's time and keys; undefined when it names no valid time or no files. Pure. */
+function digest(line: RecalledLine): Parsed | undefined {
+  const at = typeof line.at === 'string' ? Date.parse(line.at) : Number.NaN;
+  if (Number.isNaN(at) || !Array.isArray(line.files)) return undefined;
+  const layers = Array.isArray(line.layers) ? line.layers : [];
+  const dirs =
+    typeof line.layerDirs === 'object' && line.layerDirs !== null
+      ? (line.layerDirs as Record<string, unknown>)
+      : {};
+  const files: string[] = [];
+  line.files.forEach((file: unknown, i) => {
+    if (typeof file !== 'string') return;
+    const layer = layers[i];
+    const dir = typeof layer === 'string' && Object.hasOwn(dirs, layer) ? dirs[layer] : undefined;
+    files.push(typeof dir === 'string' && dir !== '' ? recalledKey(dir, file) : file);
+  });
+  return { at, files };
+}
+
+/**
+ * A log line as `lastRecalledFrom` reads it, digested once: its time and its keys; `null` for a
  * line that parsed to JSON `null` (reading `.at` of it throws, as it always did).
  */
 type Parsed = { at: number; files: string[] } | null;
@@ -53,7 +103,8 @@ const TAILS_KEPT = 8;
 const PROBE_BYTES = 64;
 
 /**
- * The last-recalled map from the tail of a recall log; a missing log is an empty map. Read-only:
+ * The last-recalled map (keys as `lastRecalledFrom` makes them; look one up with
+ * `lastRecalledAt`) from the tail of a recall log; a missing log is an empty map. Read-only:
  * a long-running host gets the map it keeps for the log (no copy per turn).
  */
 export async function readLastRecalled(
@@ -151,7 +202,7 @@ function inWindow(lineStart: number, windowStart: number): boolean {
 /** A line's time and files, as `lastRecalledFrom` takes them; undefined when it says nothing. */
 function parsedLine(line: string): Parsed | undefined {
   if (line.trim() === '') return undefined;
-  let value: { at?: unknown; files?: unknown } | null;
+  let value: RecalledLine | null;
   try {
     value = JSON.parse(line);
   } catch {

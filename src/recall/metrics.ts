@@ -51,6 +51,11 @@ export interface RecallShape {
   files: string[];
   /** The layer each injected memory came from ('project', 'user', …), parallel to `files`. */
   layers?: string[];
+  /**
+   * The memory directory of each layer named in `layers`: a file's last-recalled time is read
+   * only for the memory of that directory (the user layer's log is written from every repository).
+   */
+  layerDirs?: Record<string, string>;
   /** Injected memories whose claim verification was ready at selection time. */
   verifiedSelected: number;
   /** Injected memories with at least one claim the project contradicts. */

@@ -16,7 +16,7 @@ import { EngramError, isEngramError } from '../util/errors.js';
 import { yieldToLoop } from '../util/yield-to-loop.js';
 import { type CandidateSet, loadCandidates } from './candidates.js';
 import type { DecayConstants } from './decay.js';
-import { readLastRecalled } from './last-recalled.js';
+import { lastRecalledAt, readLastRecalled } from './last-recalled.js';
 import {
   appendRecallMetrics,
   DEFAULT_STALE_AFTER_DAYS,
@@ -239,8 +239,7 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
   const byFile = new Map(set.candidates.map((m) => [m.file, m]));
   const headers = chosen.map((f) => byFile.get(f)!).slice(0, limits.maxPerTurn);
   shape.selected = headers.length;
-  const dirOf = (h: MemoryHeader) =>
-    options.layers?.find((l) => l.layer === h.layer)?.dir ?? options.dir;
+  const dirOf = (h: MemoryHeader) => layerDir(options, h);
   const prepared = await readSelected(
     dirOf,
     headers,
@@ -264,6 +263,9 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
   shape.staleSelected = selected.filter((m) => m.stale).length;
   shape.files = selected.map((m) => m.file);
   shape.layers = selected.map((m) => m.layer);
+  shape.layerDirs = Object.fromEntries(
+    selected.map((m, i) => [m.layer, dirOf(prepared[i]!.header)]),
+  );
   shape.verifiedSelected = selected.filter((m) => m.claims !== null).length;
   shape.contradictedSelected = selected.filter((m) => m.contradicted).length;
   shape.claimStaleHitRatio = selected.length ? shape.contradictedSelected / selected.length : null;
@@ -316,32 +318,35 @@ function logsFor(options: RecallOptions, shape: RecallShape): string[] {
 }
 
 /**
- * When each candidate was last recalled: from the recall's own log, and for a further layer's
- * memories also from that layer's log (the newer time wins). A file name stands for the memory,
- * as in the ranker: a layer's log may name a same-named project memory of another repository.
+ * When each candidate was last recalled, file → time as the ranker takes it (file names are unique
+ * among candidates: the closer layer wins a clash). A memory's time comes from its own layer's log
+ * only (a further layer's in `layerLogs`, else the recall's own), and only from lines about the
+ * memory of that layer's directory: the user layer's log also names same-named project memories of
+ * other repositories, and one log may serve several layers.
  */
 async function lastRecalledFor(
   options: RecallOptions,
   candidates: readonly MemoryHeader[],
 ): Promise<ReadonlyMap<string, number> | undefined> {
-  const own = options.metricsLog
-    ? await readLastRecalled(options.metricsLog).catch(() => undefined)
-    : undefined;
-  // The own map is the one the log's tail keeps (read-only): copied only when a layer's log
-  // holds a newer time, not every turn.
-  let merged: Map<string, number> | undefined;
-  for (const [layer, log] of Object.entries(options.layerLogs ?? {})) {
-    const times = log ? await readLastRecalled(log).catch(() => undefined) : undefined;
-    if (!times || times.size === 0) continue;
-    for (const c of candidates) {
-      const at = c.layer === layer ? times.get(c.file) : undefined;
-      const current = (merged ?? own)?.get(c.file) ?? Number.NEGATIVE_INFINITY;
-      if (at === undefined || at <= current) continue;
-      merged ??= new Map(own);
-      merged.set(c.file, at);
-    }
+  const layerLogs: Readonly<Record<string, string | undefined>> = options.layerLogs ?? {};
+  const logOf = (c: MemoryHeader) =>
+    (c.layer !== undefined ? layerLogs[c.layer] : undefined) ?? options.metricsLog;
+  const logs = [...new Set(candidates.map(logOf))].filter((l): l is string => l !== undefined);
+  const read = await Promise.all(logs.map((l) => readLastRecalled(l).catch(() => undefined)));
+  const byLog = new Map(logs.map((l, i) => [l, read[i]]));
+  const times = new Map<string, number>();
+  for (const c of candidates) {
+    const log = logOf(c);
+    const logTimes = log === undefined ? undefined : byLog.get(log);
+    const at = logTimes && lastRecalledAt(logTimes, layerDir(options, c), c.file);
+    if (at !== undefined) times.set(c.file, at);
   }
-  return merged ?? own;
+  return times;
+}
+
+/** The directory of a candidate's layer (a memory without a layer is the recall's own `dir`). */
+function layerDir(options: RecallOptions, header: MemoryHeader): string {
+  return options.layers?.find((l) => l.layer === header.layer)?.dir ?? options.dir;
 }
 
 async function choose(

@@ -37,13 +37,14 @@ function machine() {
       clock: fixedClock(NOW),
     });
   };
-  const reference = (file: string, description: string) => {
+  const reference = (file: string, description: string, dir = userDir, ageDays = 90) => {
+    mkdirSync(dir, { recursive: true });
     writeFileSync(
-      join(userDir, file),
+      join(dir, file),
       `---\nname: ${file}\ndescription: ${description}\ntype: reference\n---\nSee the board.\n`,
     );
-    const t = (NOW - 90 * DAY) / 1000;
-    utimesSync(join(userDir, file), t, t);
+    const t = (NOW - ageDays * DAY) / 1000;
+    utimesSync(join(dir, file), t, t);
   };
   return { userDir, repo, reference };
 }
@@ -78,5 +79,48 @@ describe('the user layer’s recall log', () => {
     expect((await yesterday).selected.map((m) => m.file)).toEqual(['alpha-board.md']);
     const here = await repo('here').recall({ query });
     expect(here.selected.map((m) => m.file)[0]).toBe('alpha-board.md');
+  });
+
+  it('never lends a project memory’s recall in another repository to the user memory of that name', async () => {
+    const { userDir, repo, reference } = machine();
+    const query = 'dashboard links for the billing service deploys';
+    // Alike in every word; alpha-board was written a little later, so it comes first.
+    reference('alpha-board.md', 'dashboard links for the billing service deploys', userDir, 80);
+    reference('zeta-board.md', 'dashboard links for the billing service deploys');
+    reference('kafka-topics.md', 'kafka topic names and partition counts');
+    // Repository A has a project memory named like the user's zeta-board (it shadows it there).
+    const a = repo('a');
+    reference('zeta-board.md', 'grafana panels of the payments queue', a.memoryDir);
+    // Recalled yesterday in A with a user memory: the line goes to the user layer's log too.
+    const yesterday = await a.recall({
+      query: 'grafana panels of the payments queue and its kafka topic partition counts',
+      clock: fixedClock(NOW - DAY),
+    });
+    expect(yesterday.selected.map((m) => `${m.layer}:${m.file}`).sort()).toEqual([
+      'project:zeta-board.md',
+      'user:kafka-topics.md',
+    ]);
+    console.log(readFileSync(join(userDir, RECALL_METRICS_FILE), 'utf8'));
+    // In B neither user board was ever recalled: A's project memory says nothing about them.
+    const here = await repo('b').recall({ query, alreadySurfaced: ['kafka-topics.md'] });
+    const fresh = await repo('c').recall({
+      query,
+      alreadySurfaced: ['kafka-topics.md'],
+      log: false,
+    });
+    expect(fresh.selected.map((m) => m.file)[0]).toBe('alpha-board.md');
+    expect(here.selected.map((m) => m.file)).toEqual(fresh.selected.map((m) => m.file));
+  });
+
+  it('still reads a user log line written before it named layer directories, by file name', async () => {
+    const { userDir, repo, reference } = machine();
+    const query = 'dashboard links for the billing service deploys';
+    reference('alpha-board.md', query);
+    reference('zeta-board.md', query);
+    mkdirSync(join(userDir, '.engram'), { recursive: true });
+    const old = { at: new Date(NOW - DAY).toISOString(), selected: 1, files: ['zeta-board.md'] };
+    writeFileSync(join(userDir, RECALL_METRICS_FILE), `${JSON.stringify(old)}\n`);
+    const here = await repo('here').recall({ query });
+    expect(here.selected.map((m) => m.file)[0]).toBe('zeta-board.md');
   });
 });
