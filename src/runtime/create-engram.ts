@@ -7,6 +7,7 @@ import {
   engramHome,
   loadSettings,
   type MemoryLayer,
+  type MemoryLayerName,
   mergedSettings,
   resolveMemoryChain,
   sanitizeProjectPath,
@@ -138,10 +139,17 @@ export function createEngram(options: EngramOptions = {}): Engram {
    * last-recalled time (the reference decay's input) must not depend on the project. Only with
    * the default log: a host that names its log, or turns it off, keeps every line there.
    */
-  const layerLogsFor = (request: RecallRequest, layers: readonly MemoryLayer[]) => {
-    if (request.log !== undefined || options.recallLog !== undefined) return {};
+  const ownLayerLogs = (
+    namedLog: boolean,
+    layers: readonly MemoryLayer[],
+  ): Partial<Record<MemoryLayerName, string>> => {
+    if (namedLog || options.recallLog !== undefined) return {};
     const user = layers.find((l) => l.layer === 'user');
-    return user ? { layerLogs: { user: metricsPathFor(user.dir) } } : {};
+    return user ? { user: metricsPathFor(user.dir) } : {};
+  };
+  const layerLogsFor = (request: RecallRequest, layers: readonly MemoryLayer[]) => {
+    const layerLogs = ownLayerLogs(request.log !== undefined, layers);
+    return Object.keys(layerLogs).length > 0 ? { layerLogs } : {};
   };
 
   const engram: Engram = {
@@ -179,9 +187,19 @@ export function createEngram(options: EngramOptions = {}): Engram {
       return { ...saved, layer: scope, dir: layer.dir };
     },
     async stats(statsOptions = {}) {
-      const log = statsOptions.log ?? recallLog ?? defaultLog;
-      const { shapes, badLines } = await readRecallMetrics(log);
-      return { log, stats: summarizeRecallMetrics(shapes), badLines };
+      const summarize = async (log: string) => {
+        const { shapes, badLines } = await readRecallMetrics(log);
+        return { log, stats: summarizeRecallMetrics(shapes), badLines };
+      };
+      const own = await summarize(statsOptions.log ?? recallLog ?? defaultLog);
+      const further = Object.entries(ownLayerLogs(statsOptions.log !== undefined, memoryChain));
+      const layers = await Promise.all(
+        further.map(async ([layer, log]) => ({
+          layer: layer as MemoryLayerName,
+          ...(await summarize(log!)),
+        })),
+      );
+      return { ...own, layers };
     },
     async dreamer(dreamerOptions = {}): Promise<Dreamer> {
       // Loaded on first use: a hook process that only recalls never pays for consolidation.

@@ -1,5 +1,5 @@
 import type { AgentScope, EngramEnvironment } from '../config/index.js';
-import type { MemoryLayer } from '../config/memory-chain.js';
+import type { MemoryLayer, MemoryLayerName } from '../config/memory-chain.js';
 import type { Dreamer, DreamOutcome } from '../dream/dreamer.js';
 import type { SessionLister } from '../dream/sessions.js';
 import type { ExtractionRun, SavedNotice } from '../extract/types.js';
@@ -136,8 +136,13 @@ export interface Engram {
   saveMemory(
     input: MemoryInput & { scope?: 'project' | 'user' },
   ): Promise<SaveResult & { layer: 'project' | 'user'; dir: string }>;
-  /** The recall log summarised (what `engram stats` prints). */
-  stats(options?: { log?: string }): Promise<{ log: string; stats: RecallStats; badLines: number }>;
+  /**
+   * The recall log summarised (what `engram stats` prints), and each further layer's own log (the
+   * user layer's, whose lines come from every project: a repository with no memory folder logs
+   * only there). With a named `log` (here or as the host's `recallLog`) every line is in that one
+   * log and `layers` is empty.
+   */
+  stats(options?: { log?: string }): Promise<RecallLogStats & { layers: LayerRecallLogStats[] }>;
   /** The consolidation scheduler, with the engram's session lister and shared scan throttle. */
   dreamer(options?: {
     maxTurns?: number;
@@ -209,4 +214,17 @@ export interface EngramSession {
     options?: { force?: boolean; signal?: AbortSignal },
   ): Promise<NotesUpdateOutcome>;
   readNotes(): Promise<SessionNotesView>;
+}
+
+/** One recall log, summarised. */
+export interface RecallLogStats {
+  log: string;
+  stats: RecallStats;
+  /** Lines that are not a recall's shape. */
+  badLines: number;
+}
+
+/** A further layer's own recall log, summarised, with the layer it belongs to. */
+export interface LayerRecallLogStats extends RecallLogStats {
+  layer: MemoryLayerName;
 }

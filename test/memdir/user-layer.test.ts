@@ -9,9 +9,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CapturedRun, runCaptured, testIo } from '../../src/cli/test-io.js';
 
+const envOf = (home: string) => ({
+  ENGRAM_HOME: join(home, '.engram'),
+  ENGRAM_MANAGED_DIR: join(home, 'managed'),
+});
+
 function machine() {
   const home = mkdtempSync(join(tmpdir(), 'engram-user-layer-'));
-  const env = { ENGRAM_HOME: join(home, '.engram'), ENGRAM_MANAGED_DIR: join(home, 'managed') };
+  const env = envOf(home);
   const run = (cwd: string, ...args: string[]): Promise<CapturedRun> =>
     runCaptured([...args, '--json'], testIo({ cwd, homedir: home, env }));
   return { home, run };
@@ -89,6 +94,38 @@ describe('the user memory layer', () => {
     expect(listB.memories.map((m: { file: string; layer: string }) => [m.file, m.layer])).toEqual([
       ['answer-in-chinese.md', 'user'],
     ]);
+  });
+
+  it('shows the user layer’s recall log in stats, in a repository with no memory folder', async () => {
+    const { home, run } = machine();
+    const repo = join(home, 'repo');
+    await mkdir(repo);
+    await run(repo, ...add('user', 'answer in Chinese', 'User wants answers written in Chinese'));
+    const recalled = await run(
+      repo,
+      'recall',
+      'which language should answers be written in',
+      '--model',
+      'offline',
+    );
+    expect(JSON.parse(recalled.stdout).selected).toHaveLength(1);
+    const stats = JSON.parse((await run(repo, 'stats')).stdout);
+    // The project has no memory folder, so no log of its own: the recall is in the user log.
+    expect(stats.recalls).toBe(0);
+    expect(stats.layers).toEqual([
+      expect.objectContaining({
+        layer: 'user',
+        log: join(home, '.engram', 'user', 'memory', '.engram', 'recall-metrics.jsonl'),
+        recalls: 1,
+        injectedByLayer: { user: 1 },
+      }),
+    ]);
+    const text = await runCaptured(
+      ['stats'],
+      testIo({ cwd: repo, homedir: home, env: envOf(home) }),
+    );
+    expect(text.stdout).toMatch(/^Recall log of the user layer: .*recall-metrics\.jsonl$/m);
+    expect(text.stdout).toMatch(/^injected by layer: user 1$/m);
   });
 
   it('lets the project win on a name clash and audits each layer', async () => {

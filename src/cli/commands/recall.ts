@@ -97,9 +97,15 @@ function printRecall(io: CliIo, result: RecallResult): void {
   for (const [key, value] of Object.entries(s)) io.stdout(`${key}: ${value}\n`);
 }
 
-function printStats(io: CliIo, path: string, stats: RecallStats, badLines: number): void {
+function printStats(
+  io: CliIo,
+  path: string,
+  stats: RecallStats,
+  badLines: number,
+  title = 'Recall log',
+): void {
   const pct = (n: number | null) => (n === null ? 'n/a' : `${(n * 100).toFixed(1)}%`);
-  io.stdout(`Recall log: ${path}\n`);
+  io.stdout(`${title}: ${path}\n`);
   io.stdout(
     `recalls: ${stats.recalls} (ran ${stats.ran}; skipped ${JSON.stringify(stats.skipped)})\n`,
   );
@@ -226,8 +232,23 @@ export function registerRecallCommands(program: Command, io: CliIo): void {
         log: path,
         stats,
         badLines,
+        layers,
       } = await engram.stats(opts.log ? { log: resolve(engram.environment.cwd, opts.log) } : {});
-      if (opts.json) printJson(io, { log: path, ...stats, badLines });
-      else printStats(io, path, stats, badLines);
+      // Each further layer's own log (the user layer's, written from every project) after the
+      // project's, labelled with its layer, as list and audit label their memories.
+      const more = layers.map((l) => ({
+        layer: l.layer,
+        log: l.log,
+        ...l.stats,
+        badLines: l.badLines,
+      }));
+      if (opts.json) printJson(io, { log: path, ...stats, badLines, layers: more });
+      else {
+        printStats(io, path, stats, badLines);
+        for (const l of layers) {
+          io.stdout('\n');
+          printStats(io, l.log, l.stats, l.badLines, `Recall log of the ${l.layer} layer`);
+        }
+      }
     });
 }
