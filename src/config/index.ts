@@ -45,6 +45,7 @@ export {
   readSettingsFile,
   type SettingsFile,
   type SettingsSource,
+  settingOrigin,
   settingsPaths,
 } from './settings.js';
 export {

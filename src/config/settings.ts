@@ -77,3 +77,15 @@ export function loadSettings(environment: EngramEnvironment): SettingsFile[] {
 export function mergedSettings(files: SettingsFile[]): Record<string, unknown> {
   return Object.assign({}, ...files.map(trustedData));
 }
+
+/**
+ * The file whose value of `key` `mergedSettings` takes: the highest-priority file that sets it
+ * where its source may (a distrusted file's trusted-only keys never count); undefined when none
+ * does. So a refused value can be traced to the one file to edit. Pure.
+ */
+export function settingOrigin(
+  files: readonly SettingsFile[],
+  key: string,
+): SettingsFile | undefined {
+  return files.findLast((file) => Object.hasOwn(trustedData(file), key));
+}

@@ -96,16 +96,28 @@ export function auditFinding(p: AuditProblem): DoctorFinding {
   };
 }
 
+/** Where a setting's value came from: the file's source (`project`, `user`, …) and path. */
+export interface SettingLocation {
+  source: string;
+  path: string;
+}
+
 /**
  * A setting recall reads and refused: the value is ignored and its default used, which nothing
- * else says (a recall does not print, a hook cannot). One finding per refused value. Pure.
+ * else says (a recall does not print, a hook cannot). One finding per refused value, naming the
+ * settings file that holds it when `origin` says (four files may set it; one wins). Pure.
  */
-export function settingsFindings(settings: Readonly<Record<string, unknown>>): DoctorFinding[] {
+export function settingsFindings(
+  settings: Readonly<Record<string, unknown>>,
+  origin?: SettingLocation,
+): DoctorFinding[] {
+  const where = origin ? ` (in the ${origin.source} settings ${origin.path})` : '';
+  const file = origin ? origin.path : 'the settings file that sets `recallDecay`';
   return decayFromSettings(settings.recallDecay).problems.map((problem) => ({
     kind: 'invalid_setting',
     severity: 'warning',
-    message: `${problem}; recall uses the default for it instead.`,
-    fix: 'correct or remove it in the settings file that sets `recallDecay` (see docs/recall.md)',
+    message: `${problem}${where}; recall uses the default for it instead.`,
+    fix: `correct or remove it in ${file} (see docs/recall.md)`,
   }));
 }
 

@@ -1,3 +1,4 @@
+import { mergedSettings, type SettingsFile, settingOrigin } from '../config/settings.js';
 import {
   auditMemoryDir,
   crossCheckIndex,
@@ -45,6 +46,11 @@ export interface DoctorOptions {
   recallLog?: string;
   /** The merged settings the directory is used with: values recall refuses are named. */
   settings?: Readonly<Record<string, unknown>>;
+  /**
+   * The settings files `settings` was merged from (`loadSettings`): a refused value's finding then
+   * names the file that holds it (default: `settings` merged from these, when only they are given).
+   */
+  settingsFiles?: readonly SettingsFile[];
   clock?: Clock;
 }
 
@@ -77,6 +83,15 @@ interface Body {
   body: string;
 }
 
+/** The refused setting values, each with the file it came from when the files are known. */
+function settingFindingsOf(options: DoctorOptions): DoctorFinding[] {
+  const files = options.settingsFiles;
+  const settings = options.settings ?? (files ? mergedSettings([...files]) : undefined);
+  if (!settings) return [];
+  const origin = files ? settingOrigin(files, 'recallDecay') : undefined;
+  return settingsFindings(settings, origin);
+}
+
 /**
  * Everything that fails silently in a memory directory, one finding per problem with its fix:
  * the audit's invariants, orphans counted twice, reasons and dates, caps, polarity, precise
@@ -97,7 +112,7 @@ export async function diagnoseMemoryDir(
   const active = bodies.filter((b) => b.header.status === 'active');
   const findings: DoctorFinding[] = audit.problems.map(auditFinding);
   findings.push(...indexFindings(crossCheck, truncateIndex(indexText)));
-  if (options.settings) findings.push(...settingsFindings(options.settings));
+  findings.push(...settingFindingsOf(options));
   const polarity = { correction: 0, confirmation: 0, mixed: 0, neither: 0 };
   for (const b of active) {
     const dates = findRelativeDates(b.content);

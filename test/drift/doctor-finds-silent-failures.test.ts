@@ -253,4 +253,39 @@ describe('engram doctor and the settings it runs with', () => {
     const text = await runCliProcess(['doctor', '--dir', dir], env, root);
     expect(text.stdout).toContain('warning invalid_setting: recallDecay.halfLifeDays.user');
   });
+
+  it('names the settings file whose recallDecay value it refused, in the warning and its fix', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'engram-doctor-settings-'));
+    const cwd = join(root, 'repo');
+    mkdirSync(join(cwd, '.engram'), { recursive: true });
+    const env = cliEnv(join(root, 'home'));
+    mkdirSync(env.ENGRAM_HOME!, { recursive: true });
+    const userSettings = join(env.ENGRAM_HOME!, 'settings.json');
+    const projectSettings = join(cwd, '.engram', 'settings.json');
+    // The project's value is the one recall reads when the user settings set none.
+    writeFileSync(userSettings, JSON.stringify({ autoDreamEnabled: true }));
+    writeFileSync(projectSettings, JSON.stringify({ recallDecay: { halfLifeDays: { user: 0 } } }));
+    const findingsIn = async () => {
+      const run = await runCliProcess(['doctor', '--json'], env, cwd);
+      return (JSON.parse(run.stdout) as { findings: Finding[] }).findings.filter(
+        (f) => f.kind === 'invalid_setting',
+      );
+    };
+    const fromProject = await findingsIn();
+    expect(fromProject).toHaveLength(1);
+    expect(fromProject[0]!.message).toContain(`project settings ${projectSettings}`);
+    expect(fromProject[0]!.fix).toContain(projectSettings);
+    // A user setting of it replaces the project's: now that file holds the refused value.
+    writeFileSync(
+      userSettings,
+      JSON.stringify({ recallDecay: { reference: { halfLifeDays: -1 } } }),
+    );
+    const fromUser = await findingsIn();
+    expect(fromUser.map((f) => f.message)).toEqual([
+      expect.stringContaining(`recallDecay.reference.halfLifeDays must be a positive number`),
+    ]);
+    expect(fromUser[0]!.message).toContain(`user settings ${userSettings}`);
+    expect(fromUser[0]!.fix).toContain(userSettings);
+    expect(fromUser[0]!.fix).not.toContain(projectSettings);
+  });
 });

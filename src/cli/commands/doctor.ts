@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { loadSettings } from '../../config/index.js';
 import {
   type DoctorRepair,
   type DoctorReport,
@@ -76,6 +77,7 @@ export function registerDoctorCommands(program: Command, io: CliIo): void {
         projectDir: env.cwd,
         verifyBudgetMs: budget,
         settings: runtime.settings,
+        settingsFiles: loadSettings(runtime.environment),
         ...(opts.log ? { recallLog: resolve(env.cwd, opts.log) } : {}),
       };
       let report = await diagnoseMemoryDir(dir, options);
