@@ -1,13 +1,14 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   forgetLogTails,
   lastRecalledAt,
   lastRecalledFrom,
   readLastRecalled,
+  recalledKey,
 } from './last-recalled.js';
 import { rankOffline } from './ranker-cache.js';
 
@@ -52,6 +53,18 @@ describe('last recalled, from the recall log', () => {
       at('2026-10-01T00:00:00Z'),
     );
     expect(lastRecalledAt(times, '/repo-b/memory', 'b.md')).toBe(at('2026-10-03T00:00:00Z'));
+  });
+
+  it('keys a memory as its resolved path, whatever form its directory is named in', () => {
+    for (const dir of [
+      '/home/u/p/memory',
+      '/home/u/p/memory/',
+      '/home/u/p/./memory',
+      '/',
+      'rel/dir',
+    ])
+      for (const file of ['a.md', 'team/b.md'])
+        expect(recalledKey(dir, file)).toBe(resolve(dir, file));
   });
 
   it('reads a line without layer directories by file name, for a memory of any directory', () => {

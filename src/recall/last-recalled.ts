@@ -4,7 +4,7 @@
  * log's tail: the newest lines are the ones that matter, and the log may be long.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { errnoCode } from '../util/errors.js';
 
 /** Enough for thousands of recent recalls; older ones only matter past the 30-day window. */
@@ -27,8 +27,20 @@ export interface RecalledLine {
  * alone (`lastRecalledAt` reads both). Pure.
  */
 export function recalledKey(dir: string, file: string): string {
-  return resolve(dir, file);
+  // Resolving the directory once: every turn looks up each of up to 200 candidates, and a full
+  // `resolve` per candidate was most of that lookup. The file is a scan's clean relative path.
+  let prefix = dirPrefixes.get(dir);
+  if (prefix === undefined) {
+    prefix = join(resolve(dir), 'x').slice(0, -1);
+    if (dirPrefixes.size >= DIR_PREFIXES_KEPT) dirPrefixes.clear();
+    dirPrefixes.set(dir, prefix);
+  }
+  return prefix + file;
 }
+
+const dirPrefixes = new Map<string, string>();
+/** Layer directories a process keys by (a host serves a few; bounded for one that serves many). */
+const DIR_PREFIXES_KEPT = 64;
 
 /**
  * The newest time the memory `file` of the layer in `dir` was injected: from lines that name its
