@@ -134,10 +134,12 @@ describe('last recalled, from the recall log', () => {
         at: new Date(NOW - Math.floor(random() * 90) * DAY).toISOString(),
         files: [`m${Math.floor(random() * 12)}.md`, `m${i % 5}.md`],
       });
-    // What a reader of the tail must find: the last maxBytes, less a first line the cut split.
+    // What a reader of the tail must find: the last maxBytes, the cut moved back to a multiple of
+    // a quarter of maxBytes (so it moves once per quarter window), less a first line it split.
     const fromTail = (maxBytes: number) => {
       const bytes = readFileSync(log);
-      const start = Math.max(0, bytes.length - maxBytes);
+      const quarter = Math.floor(maxBytes / 4);
+      const start = Math.max(0, Math.floor((bytes.length - maxBytes) / quarter) * quarter);
       const lines = bytes.subarray(start).toString('utf8').split('\n');
       if (start > 0) lines.shift();
       const parsed: Array<{ at?: unknown; files?: unknown }> = [];

@@ -137,7 +137,7 @@ export async function readLastRecalled(
   }
   try {
     const { size, ino, dev } = fstatSync(fd);
-    const windowStart = Math.max(0, size - maxBytes);
+    const windowStart = tailWindowStart(size, maxBytes);
     const kept = tails.get(logPath);
     let tail: LogTail | undefined;
     if (
@@ -194,6 +194,19 @@ export async function readLastRecalled(
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Where a read of the log's last `maxBytes` starts: that far before the end, moved back to a
+ * multiple of a quarter of `maxBytes`. So the window holds between `maxBytes` and 1.25 × `maxBytes`
+ * and moves only once per quarter window of appends: a host that keeps the parsed tail rebuilds its
+ * map then, not on every turn (a window moving with each appended line dropped a line and rebuilt
+ * the map over the whole tail every turn once the log passed `maxBytes`). A function of the size
+ * alone, so a fresh read and a kept tail agree. Pure.
+ */
+export function tailWindowStart(size: number, maxBytes: number): number {
+  const step = Math.max(1, Math.floor(maxBytes / 4));
+  return Math.max(0, Math.floor((size - maxBytes) / step) * step);
 }
 
 /** One read into `buf` from `position` (a short read leaves zeros, as it always did). */
