@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EngramError, errnoCode } from '../util/errors.js';
 import { checkoutRoot, type EngramEnvironment, engramHome, managedDir } from './environment.js';
@@ -27,6 +27,9 @@ export function settingsPaths(environment: EngramEnvironment): Record<SettingsSo
 
 /** Read one settings file; a missing file is empty, a malformed one is a clear error. */
 export function readSettingsFile(source: SettingsSource, path: string): SettingsFile {
+  // Most of the four files do not exist, and every prompt reads them: asked without a thrown
+  // ENOENT, whose stack capture cost more than the read of a file that does exist.
+  if (isMissing(path)) return { source, path, exists: false, data: {} };
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -57,6 +60,15 @@ export function readSettingsFile(source: SettingsSource, path: string): Settings
     throw new EngramError('settings_error', `${source} settings ${path} must hold a JSON object`);
   }
   return { source, path, exists: true, data: data as Record<string, unknown> };
+}
+
+/** True when nothing is at `path` (asked without an exception); any other answer is read as usual. */
+function isMissing(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) === undefined;
+  } catch {
+    return false; // ENOTDIR, EACCES…: the read below says what it means
+  }
 }
 
 /** All settings files, lowest priority first: project, user, local, policy. */
