@@ -17,6 +17,8 @@ export interface DoctorFinding {
   file?: string;
   /** 1-based line in that file. */
   line?: number;
+  /** The layer of the chain the finding is about, where the check covers several (`user`, …). */
+  layer?: string;
   message: string;
   /** What to do about it, as a command or an edit. */
   fix: string;
@@ -130,8 +132,12 @@ export function sortFindings(findings: DoctorFinding[]): DoctorFinding[] {
     .map(({ f }) => f);
 }
 
-/** `error orphan a.md: a.md has no line in MEMORY.md. Fix: …` — one line per finding. Pure. */
+/**
+ * `error orphan a.md: a.md has no line in MEMORY.md. Fix: …` — one line per finding; a finding
+ * about a layer says which (`info never_recalled [user] a.md: …`). Pure.
+ */
 export function formatFinding(f: DoctorFinding): string {
+  const layer = f.layer !== undefined ? ` [${f.layer}]` : '';
   const where = f.file ? ` ${f.file}${f.line !== undefined ? `:${f.line}` : ''}` : '';
-  return `${f.severity} ${f.kind}${where}: ${f.message.replace(/\s+/g, ' ')} Fix: ${f.fix}`;
+  return `${f.severity} ${f.kind}${layer}${where}: ${f.message.replace(/\s+/g, ' ')} Fix: ${f.fix}`;
 }

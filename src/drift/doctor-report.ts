@@ -143,8 +143,8 @@ export function preciseFindings(precise: PreciseMemory[]): DoctorFinding[] {
 export interface ReportInputs {
   polarity: Record<Polarity, number>;
   feedback: number;
-  neverRecalled: string[];
-  recalls: number;
+  /** Per memory: its layer, that layer's directory and how many recalls its log holds. */
+  neverRecalled: Array<{ file: string; layer: string; dir: string; recalls: number }>;
   duplicates: Array<{ a: string; b: string; similarity: number }>;
   dangling: Array<{ file: string; target: string }>;
   revoked: number;
@@ -164,12 +164,15 @@ export function reportFindings(r: ReportInputs): DoctorFinding[] {
         : 'nothing to do',
     });
   }
-  for (const file of r.neverRecalled) {
+  for (const { file, layer, dir, recalls } of r.neverRecalled) {
+    // The file is relative to its layer's directory: another layer's says which directory.
+    const where = layer === 'project' ? '' : ` of the ${layer} layer (${dir})`;
     out.push({
       kind: 'never_recalled',
       severity: 'info',
       file,
-      message: `${file} was not selected in any of the ${r.recalls} logged recalls.`,
+      layer,
+      message: `${file}${where} was not selected in any of the ${recalls} recalls in the ${layer} layer's recall log.`,
       fix: 'make its description more specific, or revoke it if it no longer matters',
     });
   }

@@ -11,7 +11,6 @@ import {
   scanMemories,
   truncateIndex,
 } from '../memdir/index.js';
-import { metricsPathFor, readRecallMetrics } from '../recall/index.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import { type ClaimCheck, isLocationClaim } from './claims.js';
 import {
@@ -27,6 +26,7 @@ import {
   settingsFindings,
   sortFindings,
 } from './doctor-findings.js';
+import { type LayerRecalls, layerRecalls, type RecallLogLayer } from './doctor-recalls.js';
 import {
   contentFindings,
   indexFindings,
@@ -44,6 +44,14 @@ export interface DoctorOptions {
   verifyBudgetMs?: number;
   /** The recall log (default: the one in the memory directory). */
   recallLog?: string;
+  /** The layer `dir` is in the chain (default `project`): never-recalled findings name it. */
+  layer?: string;
+  /**
+   * The chain's further layers (the user layer): their memories are checked for never being
+   * recalled too, each against its own recall log (default `<dir>/.engram/recall-metrics.jsonl`),
+   * where a recall of one of them is logged from whichever project it ran in.
+   */
+  layers?: readonly RecallLogLayer[];
   /** The merged settings the directory is used with: values recall refuses are named. */
   settings?: Readonly<Record<string, unknown>>;
   /**
@@ -64,7 +72,18 @@ export interface DoctorSummary {
   index: { lines: number; maxLines: number; bytes: number; maxBytes: number };
   polarity: Record<Polarity, number> & { feedback: number };
   precise: { memories: number; failing: number; unchecked: number; list: PreciseMemory[] };
-  recallLog: { recalls: number; neverRecalled: number };
+  /** The recall log of `dir`, then each layer's (`layers`, with `dir`'s first) and what it found. */
+  recallLog: {
+    recalls: number;
+    neverRecalled: number;
+    layers: Array<{
+      layer: string;
+      dir: string;
+      log: string;
+      recalls: number;
+      neverRecalled: number;
+    }>;
+  };
   counts: { error: number; warning: number; info: number };
 }
 
@@ -123,21 +142,16 @@ export async function diagnoseMemoryDir(
   }
   const feedback = active.filter((b) => b.header.type === 'feedback').length;
   const precise = await checkPrecise(dir, active, nowMs, options);
-  const log = await readRecallMetrics(options.recallLog ?? metricsPathFor(dir)).catch(() => ({
-    shapes: [],
-    badLines: 0,
-  }));
-  const recalled = new Set(log.shapes.flatMap((s) => (Array.isArray(s.files) ? s.files : [])));
-  const neverRecalled = log.shapes.some((s) => Array.isArray(s.files))
-    ? active.filter((b) => b.header.description && !recalled.has(b.header.file))
-    : [];
+  const recalls = await recallsByLayer(dir, active, options);
+  const own = recalls[0]!;
   findings.push(
     ...preciseFindings(precise),
     ...reportFindings({
       polarity,
       feedback,
-      neverRecalled: neverRecalled.map((b) => b.header.file),
-      recalls: log.shapes.length,
+      neverRecalled: recalls.flatMap((r) =>
+        r.neverRecalled.map((file) => ({ file, layer: r.layer, dir: r.dir, recalls: r.recalls })),
+      ),
       duplicates: nearDuplicateDescriptions(
         active.flatMap((b) =>
           b.header.description ? [{ file: b.header.file, description: b.header.description }] : [],
@@ -178,7 +192,11 @@ export async function diagnoseMemoryDir(
       unchecked: precise.filter((p) => !p.checked).length,
       list: precise,
     },
-    recallLog: { recalls: log.shapes.length, neverRecalled: neverRecalled.length },
+    recallLog: {
+      recalls: own.recalls,
+      neverRecalled: own.neverRecalled.length,
+      layers: recalls.map((r) => ({ ...r, neverRecalled: r.neverRecalled.length })),
+    },
     counts: { error: count('error'), warning: count('warning'), info: count('info') },
   };
   return {
@@ -188,6 +206,27 @@ export async function diagnoseMemoryDir(
     summary,
     crossCheck,
   };
+}
+
+/**
+ * Never-recalled memories of `dir` (from its recall log) and of each further layer (from that
+ * layer's own log): a user memory's recalls are in the user layer's log, whatever project ran them.
+ */
+async function recallsByLayer(
+  dir: string,
+  active: Body[],
+  options: DoctorOptions,
+): Promise<LayerRecalls[]> {
+  const described = active.filter((b) => b.header.description).map((b) => b.header.file);
+  const own = {
+    layer: options.layer ?? 'project',
+    dir,
+    ...(options.recallLog !== undefined ? { recallLog: options.recallLog } : {}),
+  };
+  return Promise.all([
+    layerRecalls(own, described),
+    ...(options.layers ?? []).filter((l) => l.dir !== dir).map((l) => layerRecalls(l)),
+  ]);
 }
 
 function sameList(a: string[], b: string[]): boolean {

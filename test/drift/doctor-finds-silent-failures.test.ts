@@ -289,3 +289,79 @@ describe('engram doctor and the settings it runs with', () => {
     expect(fromUser[0]!.fix).not.toContain(projectSettings);
   });
 });
+
+describe('engram doctor over the memory layers', () => {
+  it("calls a memory never recalled from its own layer's recall log, keyed by that layer's directory, and names the layer", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'engram-doctor-layers-'));
+    const env = cliEnv(join(root, 'home'));
+    const userDir = join(env.ENGRAM_HOME!, 'user', 'memory');
+    const here = join(root, 'here');
+    const other = join(root, 'other');
+    for (const d of [userDir, here, other]) mkdirSync(d, { recursive: true });
+    const ref = (dir: string, file: string, description: string) =>
+      memory(dir, file, { name: file, description, type: 'reference' }, 'See the board.');
+    ref(userDir, 'kafka-topics.md', 'kafka topic names and partition counts');
+    ref(userDir, 'zeta-board.md', 'dashboard links for the billing service deploys');
+    ref(userDir, 'latency-board.md', 'grafana board for checkout latency alerts');
+    // Another repository's project memory of the user's zeta-board name.
+    ref(other, 'zeta-board.md', 'grafana panels of the payments queue');
+    ref(here, 'deploy-days.md', 'deploy the service only on tuesdays');
+    ref(here, 'offsite-notes.md', 'notes from the team offsite in lisbon');
+    writeFileSync(
+      join(here, 'MEMORY.md'),
+      '- [deploy](deploy-days.md) — tuesdays\n- [offsite](offsite-notes.md) — lisbon\n',
+    );
+    writeFileSync(join(other, 'MEMORY.md'), '- [zeta](zeta-board.md) — panels\n');
+    // Recalled in the other repository: its line is in the user layer's log, not here's.
+    const recalled = await runCliProcess(
+      [
+        'recall',
+        'grafana panels of the payments queue and its kafka topic partition counts',
+        '--dir',
+        other,
+        '--json',
+      ],
+      env,
+      root,
+    );
+    expect(recalled.code, recalled.stderr).toBe(0);
+    const picked = (JSON.parse(recalled.stdout) as { selected: { file: string; layer: string }[] })
+      .selected;
+    expect(picked.map((m) => `${m.layer}:${m.file}`).sort()).toEqual([
+      'project:zeta-board.md',
+      'user:kafka-topics.md',
+    ]);
+    const deploy = await runCliProcess(
+      ['recall', 'when can we deploy the service', '--dir', here, '--json'],
+      env,
+      root,
+    );
+    expect(deploy.code, deploy.stderr).toBe(0);
+    expect(JSON.parse(deploy.stdout).selected.map((m: { file: string }) => m.file)).toEqual([
+      'deploy-days.md',
+    ]);
+    // A line written before logs named directories counts by file name.
+    const userLog = join(userDir, '.engram', 'recall-metrics.jsonl');
+    const old = { at: '2026-01-01T00:00:00.000Z', selected: 1, files: ['latency-board.md'] };
+    writeFileSync(userLog, `${readFileSync(userLog, 'utf8')}${JSON.stringify(old)}\n`);
+
+    const run = await runCliProcess(['doctor', '--dir', here, '--json'], env, root);
+    const report = JSON.parse(run.stdout) as {
+      findings: Array<Finding & { layer?: string }>;
+      summary: { recallLog: { layers: Array<{ layer: string; recalls: number }> } };
+    };
+    const never = report.findings.filter((f) => f.kind === 'never_recalled');
+    expect(never.map((f) => [f.layer, f.file])).toEqual([
+      ['project', 'offsite-notes.md'],
+      ['user', 'zeta-board.md'],
+    ]);
+    expect(never[1]!.message).toContain(`user layer (${userDir})`);
+    expect(report.summary.recallLog.layers.map((l) => [l.layer, l.recalls])).toEqual([
+      ['project', 1],
+      ['user', 2],
+    ]);
+    const text = await runCliProcess(['doctor', '--dir', here], env, root);
+    expect(text.stdout).toContain('info never_recalled [user] zeta-board.md: ');
+    expect(text.stdout).toContain('info never_recalled [project] offsite-notes.md: ');
+  });
+});

@@ -54,13 +54,16 @@ function printReport(io: CliIo, report: DoctorReport, fixed: DoctorRepair | unde
 export function registerDoctorCommands(program: Command, io: CliIo): void {
   withCommonOptions(program.command('doctor'))
     .description(
-      'find what fails silently in the memory directory (orphans counted twice, reasons, relative dates, caps, polarity, stale citations, never-recalled, duplicates); exit 1 on problems',
+      'find what fails silently in the memory directory (orphans counted twice, reasons, relative dates, caps, polarity, stale citations, never-recalled in each layer, duplicates); exit 1 on problems',
     )
     .option(
       '--fix',
       'repair what is safe (index lines for orphans, dangling lines dropped), after a named backup',
     )
-    .option('--log <file>', 'the recall log to read (default: the one in the memory dir)')
+    .option(
+      '--log <file>',
+      "the recall log to read for every layer (default: each layer's own, in its memory dir)",
+    )
     .option(
       '--verify-budget-ms <ms>',
       "time for checking memories' citations against the project",
@@ -73,12 +76,18 @@ export function registerDoctorCommands(program: Command, io: CliIo): void {
       const budget = Number(opts.verifyBudgetMs);
       if (!Number.isFinite(budget) || budget < 0)
         throw new EngramError('invalid_input', '--verify-budget-ms needs a number');
+      const log = opts.log ? { recallLog: resolve(env.cwd, opts.log) } : {};
       const options = {
         projectDir: env.cwd,
         verifyBudgetMs: budget,
         settings: runtime.settings,
         settingsFiles: loadSettings(runtime.environment),
-        ...(opts.log ? { recallLog: resolve(env.cwd, opts.log) } : {}),
+        ...log,
+        // The user layer's memories are recalled from every project and logged in its own log;
+        // a named log is read for every layer, as a recall with a named log keeps every line there.
+        layers: runtime.memoryChain
+          .filter((l) => l.dir !== dir)
+          .map((l) => ({ layer: l.layer, dir: l.dir, ...log })),
       };
       let report = await diagnoseMemoryDir(dir, options);
       let fixed: DoctorRepair | undefined;
