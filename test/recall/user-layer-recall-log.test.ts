@@ -33,7 +33,9 @@ function machine() {
     return createEngram({
       cwd,
       homedir: home,
-      env: { ENGRAM_HOME: engramHome },
+      // Managed policy settings of its own: the default, /etc/engram, is the machine's, and a
+      // policy file there (decay, the memory directory) would change what these recalls pick.
+      env: { ENGRAM_HOME: engramHome, ENGRAM_MANAGED_DIR: join(root, 'managed') },
       clock: fixedClock(NOW),
     });
   };
@@ -100,7 +102,6 @@ describe('the user layer’s recall log', () => {
       'project:zeta-board.md',
       'user:kafka-topics.md',
     ]);
-    console.log(readFileSync(join(userDir, RECALL_METRICS_FILE), 'utf8'));
     // In B neither user board was ever recalled: A's project memory says nothing about them.
     const here = await repo('b').recall({ query, alreadySurfaced: ['kafka-topics.md'] });
     const fresh = await repo('c').recall({
