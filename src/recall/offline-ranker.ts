@@ -15,7 +15,7 @@
  */
 import type { MemoryTypeOrUnknown } from '../memdir/types.js';
 import { runSteps } from '../util/steps.js';
-import { type DecayConstants, decayWeight } from './decay.js';
+import { type DecayConstants, type DecayInput, decayWeight } from './decay.js';
 import {
   type Bm25Index,
   type Bm25Snapshot,
@@ -461,6 +461,9 @@ function rankerOver(
       const kept: number[] = [];
       const scores = new Float64Array(n);
       const relevances = new Float64Array(n);
+      // One decay input, refilled per memory: a prefilter ranks every memory of a large directory
+      // each turn, and an object per memory was most of that ranking's garbage.
+      const decayInput: DecayInput = { type: 'unknown', mtimeMs: 0, nowMs: options.nowMs };
       for (let d = 0; d < n; d++) {
         if (requireOverlap && overlap[d] === 0) continue;
         if (options.only && !options.only.has(sorted[d]!.file)) continue;
@@ -468,17 +471,10 @@ function rankerOver(
           (maxWords > 0 ? words[d]! / maxWords : 0) +
           (maxGrams > 0 ? (RANKER_TUNING.gramShare * grams[d]!) / maxGrams : 0);
         const memory = sorted[d]!;
-        const recency = decayWeight(
-          {
-            type: memory.type,
-            mtimeMs: memory.mtimeMs,
-            nowMs: options.nowMs,
-            ...(options.lastRecalled?.has(memory.file)
-              ? { lastRecalledMs: options.lastRecalled.get(memory.file)! }
-              : {}),
-          },
-          options.decay,
-        );
+        decayInput.type = memory.type;
+        decayInput.mtimeMs = memory.mtimeMs;
+        decayInput.lastRecalledMs = options.lastRecalled?.get(memory.file);
+        const recency = decayWeight(decayInput, options.decay);
         const relevance = blend * scale;
         scores[d] = relevance * (1 + RECENCY_BONUS * recency) * TYPE_WEIGHTS[memory.type];
         relevances[d] = relevance;
