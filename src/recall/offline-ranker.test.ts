@@ -92,6 +92,39 @@ describe('rankOffline', () => {
     );
   });
 
+  it('ranks a few files asked for by name exactly as it ranks them among all', () => {
+    const topics = [
+      'kafka consumer lag',
+      'grafana latency dashboard',
+      'postgres vacuum',
+      'helm chart values',
+    ];
+    const memories = Array.from({ length: 60 }, (_, i) =>
+      mem(`m-${String(i).padStart(2, '0')}.md`, `${topics[i % 4]} note ${i % 7}`, {
+        type: (['user', 'feedback', 'project', 'reference'] as const)[i % 4]!,
+        mtimeMs: NOW - i * DAY,
+      }),
+    );
+    const ranker = createOfflineRanker(memories);
+    const all = { nowMs: NOW, limit: Number.POSITIVE_INFINITY, requireOverlap: false };
+    for (const query of ['kafka consumer lag alert', 'vacuum the postgres tables', 'helm']) {
+      const everyone = ranker.rank(query, all);
+      // Subsets small enough to be visited by name (under a quarter) and one large one.
+      for (const size of [1, 5, 14, 40]) {
+        const only = new Set(
+          memories
+            .filter((_, i) => (i * 7 + size) % 3 === 0)
+            .slice(0, size)
+            .map((m) => m.file),
+        );
+        only.add('not-in-the-index.md');
+        expect(ranker.rank(query, { ...all, only })).toEqual(
+          everyone.filter((r) => only.has(r.file)),
+        );
+      }
+    }
+  });
+
   it('is deterministic and breaks ties by file name', () => {
     const memories = [mem('b.md', 'lint config'), mem('a.md', 'lint config'), mem('c.md', 'lint')];
     const first = rankOffline('lint config', memories, { nowMs: NOW });

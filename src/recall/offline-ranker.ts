@@ -380,6 +380,17 @@ function rankerOver(
   // The query's match against every memory, kept for the next call with the same query: one
   // recall ranks twice (the prefilter, then the choice among what it kept).
   let last: (QueryMatch & { query: string; commonAbove: number }) | undefined;
+  let docOfFile: Map<string, number> | undefined;
+  /** The index's documents of these files, ascending (files it does not hold are left out). */
+  const docsOf = (files: ReadonlySet<string>): number[] => {
+    docOfFile ??= new Map(sorted.map((m, d) => [m.file, d]));
+    const out: number[] = [];
+    for (const file of files) {
+      const d = docOfFile.get(file);
+      if (d !== undefined) out.push(d);
+    }
+    return out.sort((a, b) => a - b);
+  };
   // A memory's text as the tokenizer reads it, for the few a CJK run must be found in as written.
   const texts = new Map<number, string>();
   const textOf = (d: number): string => {
@@ -464,9 +475,14 @@ function rankerOver(
       // One decay input, refilled per memory: a prefilter ranks every memory of a large directory
       // each turn, and an object per memory was most of that ranking's garbage.
       const decayInput: DecayInput = { type: 'unknown', mtimeMs: 0, nowMs: options.nowMs };
-      for (let d = 0; d < n; d++) {
+      // A few files asked for out of many (the choice among a prefilter's 200 of 10,000): visit
+      // those, in index order as the full loop would, instead of looking every memory up.
+      const docs = options.only && options.only.size * 4 < n ? docsOf(options.only) : undefined;
+      const count = docs ? docs.length : n;
+      for (let i = 0; i < count; i++) {
+        const d = docs ? docs[i]! : i;
         if (requireOverlap && overlap[d] === 0) continue;
-        if (options.only && !options.only.has(sorted[d]!.file)) continue;
+        if (!docs && options.only && !options.only.has(sorted[d]!.file)) continue;
         const blend =
           (maxWords > 0 ? words[d]! / maxWords : 0) +
           (maxGrams > 0 ? (RANKER_TUNING.gramShare * grams[d]!) / maxGrams : 0);
