@@ -65,12 +65,13 @@ describe('engram eval recall on the labeled sets', () => {
     ['sealed-pipeline-zh', 0.76, 0.78, 18 / 20],
   ];
   // Written blind by the sealed3 helper for #19's acceptance, committed before their first run
-  // (0677ef8) and never tuned on: [set, precision, recall, silence] as first measured (docs/eval.md).
+  // (0677ef8) and never tuned on; three gold labels fixed once after it (docs/eval.md):
+  // [set, precision, recall, silence] as measured then.
   const SEALED3: Array<[string, number, number, number]> = [
-    ['sealed3-go-logistics', 22 / 55, 22 / 46, 12 / 18],
+    ['sealed3-go-logistics', 24 / 55, 24 / 48, 12 / 18],
     ['sealed3-miniapp-zh', 25 / 51, 25 / 44, 10 / 18],
     ['sealed3-ml-airflow', 23 / 54, 23 / 40, 11 / 18],
-    ['sealed3-devops-ja', 20 / 49, 20 / 41, 8 / 18],
+    ['sealed3-devops-ja', 20 / 49, 20 / 42, 8 / 18],
   ];
   for (const [name, precision, recall, silence] of [...SEALED, ...SEALED3]) {
     it(`holds ${name} at its measured levels`, async () => {
