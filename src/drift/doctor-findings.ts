@@ -134,10 +134,11 @@ export function sortFindings(findings: DoctorFinding[]): DoctorFinding[] {
 
 /**
  * `error orphan a.md: a.md has no line in MEMORY.md. Fix: …` — one line per finding; a finding
- * about a layer says which (`info never_recalled [user] a.md: …`). Pure.
+ * about a further layer says which (`info never_recalled [user] a.md: …`). Pure.
  */
 export function formatFinding(f: DoctorFinding): string {
-  const layer = f.layer !== undefined ? ` [${f.layer}]` : '';
+  // The project layer is the default one: its findings read as they always did.
+  const layer = f.layer !== undefined && f.layer !== 'project' ? ` [${f.layer}]` : '';
   const where = f.file ? ` ${f.file}${f.line !== undefined ? `:${f.line}` : ''}` : '';
   return `${f.severity} ${f.kind}${layer}${where}: ${f.message.replace(/\s+/g, ' ')} Fix: ${f.fix}`;
 }

@@ -165,14 +165,17 @@ export function reportFindings(r: ReportInputs): DoctorFinding[] {
     });
   }
   for (const { file, layer, dir, recalls } of r.neverRecalled) {
-    // The file is relative to its layer's directory: another layer's says which directory.
-    const where = layer === 'project' ? '' : ` of the ${layer} layer (${dir})`;
     out.push({
       kind: 'never_recalled',
       severity: 'info',
       file,
       layer,
-      message: `${file}${where} was not selected in any of the ${recalls} recalls in the ${layer} layer's recall log.`,
+      // The project layer's reads as it always did; the file of a further layer is relative to
+      // that layer's directory, which the message names.
+      message:
+        layer === 'project'
+          ? `${file} was not selected in any of the ${recalls} logged recalls.`
+          : `${file} of the ${layer} layer (${dir}) was not selected in any of the ${recalls} recalls in the ${layer} layer's recall log.`,
       fix: 'make its description more specific, or revoke it if it no longer matters',
     });
   }
