@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { homedir as osHomedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -192,7 +192,11 @@ export function createEngram(options: EngramOptions = {}): Engram {
         return { log, stats: summarizeRecallMetrics(shapes), badLines };
       };
       const own = await summarize(statsOptions.log ?? recallLog ?? defaultLog);
-      const further = Object.entries(ownLayerLogs(statsOptions.log !== undefined, memoryChain));
+      // A further layer's log once it exists: before any recall injected one of its memories there
+      // is nothing to summarise, and an empty block for every repository would be noise.
+      const further = Object.entries(
+        ownLayerLogs(statsOptions.log !== undefined, memoryChain),
+      ).filter(([, log]) => log !== undefined && existsSync(log));
       const layers = await Promise.all(
         further.map(async ([layer, log]) => ({
           layer: layer as MemoryLayerName,

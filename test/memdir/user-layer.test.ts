@@ -101,6 +101,8 @@ describe('the user memory layer', () => {
     const repo = join(home, 'repo');
     await mkdir(repo);
     await run(repo, ...add('user', 'answer in Chinese', 'User wants answers written in Chinese'));
+    // Before any recall wrote the user layer's log there is nothing of it to show.
+    expect(JSON.parse((await run(repo, 'stats')).stdout).layers).toEqual([]);
     const recalled = await run(
       repo,
       'recall',
