@@ -73,7 +73,15 @@ describe('engram eval recall on the labeled sets', () => {
     ['sealed3-ml-airflow', 23 / 54, 23 / 40, 11 / 18],
     ['sealed3-devops-ja', 20 / 49, 20 / 42, 8 / 18],
   ];
-  for (const [name, precision, recall, silence] of [...SEALED, ...SEALED3]) {
+  // Written blind in the wave before; the generic-vocabulary work read their misses, so they are
+  // development sets now (docs/eval.md): [set, precision, recall, silence] as measured since.
+  const SEALED2: Array<[string, number, number, number]> = [
+    ['sealed2-data-science-zh', 24 / 55, 24 / 38, 12 / 18],
+    ['sealed2-embedded-en', 16 / 57, 16 / 45, 9 / 18],
+    ['sealed2-fintech-api', 22 / 60, 22 / 44, 8 / 18],
+    ['sealed2-web-ko-ja', 20 / 50, 20 / 46, 12 / 18],
+  ];
+  for (const [name, precision, recall, silence] of [...SEALED, ...SEALED2, ...SEALED3]) {
     it(`holds ${name} at its measured levels`, async () => {
       const report = await evalSet(name);
       expect(report.precision).toBeGreaterThanOrEqual(precision - 1e-9);
