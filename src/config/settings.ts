@@ -1,6 +1,7 @@
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EngramError, errnoCode } from '../util/errors.js';
+import { isMissingPath } from '../util/missing-path.js';
 import { checkoutRoot, type EngramEnvironment, engramHome, managedDir } from './environment.js';
 import { localSettingsDistrust, trustedData } from './trust.js';
 
@@ -29,7 +30,7 @@ export function settingsPaths(environment: EngramEnvironment): Record<SettingsSo
 export function readSettingsFile(source: SettingsSource, path: string): SettingsFile {
   // Most of the four files do not exist, and every prompt reads them: asked without a thrown
   // ENOENT, whose stack capture cost more than the read of a file that does exist.
-  if (isMissing(path)) return { source, path, exists: false, data: {} };
+  if (isMissingPath(path)) return { source, path, exists: false, data: {} };
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -60,15 +61,6 @@ export function readSettingsFile(source: SettingsSource, path: string): Settings
     throw new EngramError('settings_error', `${source} settings ${path} must hold a JSON object`);
   }
   return { source, path, exists: true, data: data as Record<string, unknown> };
-}
-
-/** True when nothing is at `path` (asked without an exception); any other answer is read as usual. */
-function isMissing(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false }) === undefined;
-  } catch {
-    return false; // ENOTDIR, EACCES…: the read below says what it means
-  }
 }
 
 /** All settings files, lowest priority first: project, user, local, policy. */

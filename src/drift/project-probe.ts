@@ -11,6 +11,7 @@ import {
   resolveDenyContext,
 } from '../confine/index.js';
 import { type Clock, systemClock } from '../util/clock.js';
+import { isMissingPath } from '../util/missing-path.js';
 import { realpathOrSelf } from '../util/realpath-or-self.js';
 import { runGit } from './git.js';
 
@@ -286,7 +287,7 @@ export function quickGitState(root: string): string {
  * cost more than the rest of the quick key.
  */
 function readOr<T>(path: string, use: (text: string) => T, otherwise: () => T): T {
-  if (statSync(path, { throwIfNoEntry: false }) === undefined) return otherwise();
+  if (isMissingPath(path)) return otherwise();
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

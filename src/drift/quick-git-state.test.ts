@@ -52,6 +52,13 @@ describe('the quick project key read without starting git', () => {
     expect(quickGitState(empty)).toContain('refs/heads/main:unborn');
   });
 
+  it('names a ref below a file (no such ref can exist) as unborn instead of failing', () => {
+    const { repo } = repoWithCommit();
+    // refs/heads/main is a file, so nothing can be below it: the read meets ENOTDIR.
+    writeFileSync(join(repo, '.git', 'HEAD'), 'ref: refs/heads/main/sub\n');
+    expect(quickGitState(repo)).toContain('refs/heads/main/sub:unborn');
+  });
+
   it('reads a worktree through its commondir: its own HEAD, the shared refs', () => {
     const { repo } = repoWithCommit();
     git(repo, 'branch', 'side');
