@@ -156,22 +156,10 @@ function recallableOf(memories: readonly MemoryHeader[]): MemoryHeader[] {
   return kept;
 }
 
-function byFileOf(memories: readonly MemoryHeader[]): Map<string, MemoryHeader> {
+function byFileOf(memories: readonly MemoryHeader[]): ReadonlyMap<string, MemoryHeader> {
   const kept = byFileKept.get(memories) ?? new Map(memories.map((m) => [m.file, m]));
   byFileKept.set(memories, kept);
   return kept;
-}
-
-const namesKept = new WeakMap<readonly MemoryHeader[], ReadonlySet<string>>();
-
-/** The file names of a scan's recallable memories, made once per scan result. */
-function namesOf(memories: readonly MemoryHeader[]): ReadonlySet<string> {
-  let names = namesKept.get(memories);
-  if (names === undefined) {
-    names = new Set(memories.map((m) => m.file));
-    namesKept.set(memories, names);
-  }
-  return names;
 }
 
 /** A further layer's memory (a copy tagged with its layer) → the header its scan read, and its cache. */
@@ -190,7 +178,7 @@ function chainedMemories(
   // closest layer's names, kept with its scan (the same array on a quiet turn): a set of 10,000
   // names built per prompt was a fifth of a warm hook server's time at 10,000 memories.
   if (scans.every((scan) => scan.memories.length === 0)) return [];
-  const closer = namesOf(closest);
+  const closer = byFileOf(closest);
   const seen = new Set<string>();
   const out: MemoryHeader[] = [];
   scans.forEach((scan, i) => {

@@ -331,12 +331,14 @@ async function lastRecalledFor(
   const layerLogs: Readonly<Record<string, string | undefined>> = options.layerLogs ?? {};
   const logOf = (c: MemoryHeader) =>
     (c.layer !== undefined ? layerLogs[c.layer] : undefined) ?? options.metricsLog;
-  const logs = [...new Set(candidates.map(logOf))].filter((l): l is string => l !== undefined);
+  const logged = candidates.map(logOf);
+  const logs = [...new Set(logged)].filter((l): l is string => l !== undefined);
+  if (logs.length === 0) return undefined; // no log: no times (a host that keeps none)
   const read = await Promise.all(logs.map((l) => readLastRecalled(l).catch(() => undefined)));
   const byLog = new Map(logs.map((l, i) => [l, read[i]]));
   const times = new Map<string, number>();
-  for (const c of candidates) {
-    const log = logOf(c);
+  for (const [i, c] of candidates.entries()) {
+    const log = logged[i];
     const logTimes = log === undefined ? undefined : byLog.get(log);
     const at = logTimes && lastRecalledAt(logTimes, layerDir(options, c), c.file);
     if (at !== undefined) times.set(c.file, at);

@@ -196,12 +196,9 @@ export function createEngram(options: EngramOptions = {}): Engram {
       // is nothing to summarise, and an empty block for every repository would be noise.
       const further = Object.entries(
         ownLayerLogs(statsOptions.log !== undefined, memoryChain),
-      ).filter(([, log]) => log !== undefined && existsSync(log));
+      ).filter((entry): entry is [MemoryLayerName, string] => !!entry[1] && existsSync(entry[1]));
       const layers = await Promise.all(
-        further.map(async ([layer, log]) => ({
-          layer: layer as MemoryLayerName,
-          ...(await summarize(log!)),
-        })),
+        further.map(async ([layer, log]) => ({ layer, ...(await summarize(log)) })),
       );
       return { ...own, layers };
     },

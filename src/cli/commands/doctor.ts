@@ -85,9 +85,7 @@ export function registerDoctorCommands(program: Command, io: CliIo): void {
         ...log,
         // The user layer's memories are recalled from every project and logged in its own log;
         // a named log is read for every layer, as a recall with a named log keeps every line there.
-        layers: runtime.memoryChain
-          .filter((l) => l.dir !== dir)
-          .map((l) => ({ layer: l.layer, dir: l.dir, ...log })),
+        layers: runtime.memoryChain.map((l) => ({ layer: l.layer, dir: l.dir, ...log })),
       };
       let report = await diagnoseMemoryDir(dir, options);
       let fixed: DoctorRepair | undefined;
