@@ -4,7 +4,8 @@
  * log's tail: the newest lines are the ones that matter, and the log may be long.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
+import { pathPrefix } from '../memdir/header-cache.js';
 import { errnoCode } from '../util/errors.js';
 
 /** Enough for thousands of recent recalls; older ones only matter past the 30-day window. */
@@ -31,7 +32,7 @@ export function recalledKey(dir: string, file: string): string {
   // `resolve` per candidate was most of that lookup. The file is a scan's clean relative path.
   let prefix = dirPrefixes.get(dir);
   if (prefix === undefined) {
-    prefix = join(resolve(dir), 'x').slice(0, -1);
+    prefix = pathPrefix(resolve(dir));
     if (dirPrefixes.size >= DIR_PREFIXES_KEPT) dirPrefixes.clear();
     dirPrefixes.set(dir, prefix);
   }
