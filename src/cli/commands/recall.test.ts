@@ -177,6 +177,9 @@ describe('engram recall', () => {
     expect(run.stdout).toContain('- [project] release.md');
     expect(run.stdout).toContain('<system-reminder>');
     expect(run.stdout).toMatch(/--- shape ---\n[\s\S]*selected: 1/);
+    // A map in the shape is printed as JSON, not as "[object Object]".
+    expect(run.stdout).not.toContain('[object Object]');
+    expect(run.stdout).toMatch(/^layerDirs: \{"project":".+"\}$/m);
   });
 
   it('falls back to the offline ranker with a note when auto finds no model', async () => {

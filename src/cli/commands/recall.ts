@@ -94,7 +94,13 @@ function printRecall(io: CliIo, result: RecallResult): void {
   io.stdout(`\n--- injection (${Buffer.byteLength(result.text)} bytes) ---\n`);
   io.stdout(result.text === '' ? '(nothing injected)\n' : `${result.text}\n`);
   io.stdout('--- shape ---\n');
-  for (const [key, value] of Object.entries(s)) io.stdout(`${key}: ${value}\n`);
+  for (const [key, value] of Object.entries(s)) io.stdout(`${key}: ${shapeValue(value)}\n`);
+}
+
+/** One shape field as text: lists comma-joined (as before), a map such as `layerDirs` as JSON. */
+function shapeValue(value: unknown): string {
+  if (Array.isArray(value) || typeof value !== 'object' || value === null) return String(value);
+  return JSON.stringify(value);
 }
 
 function printStats(
