@@ -46,6 +46,7 @@ export { createEngram } from './runtime/create-engram.js';
 export { projectSessionLister } from './runtime/sessions.js';
 export type {
   Engram,
+  EngramDoctorOptions,
   EngramEvent,
   EngramOptions,
   EngramSession,

@@ -10,6 +10,7 @@ import {
   type MemoryLayerName,
   mergedSettings,
   resolveMemoryChain,
+  type SettingsFile,
   sanitizeProjectPath,
   validateAgentName,
 } from '../config/index.js';
@@ -86,9 +87,14 @@ export function createEngram(options: EngramOptions = {}): Engram {
   });
   const clock = options.clock ?? systemClock;
   const agentRoots = { engramHome: engramHome(environment), projectRoot: resolution.projectRoot };
+  let settingsFilesMemo: SettingsFile[] | undefined;
+  const settingsFiles = () => {
+    settingsFilesMemo ??= loadSettings(environment);
+    return settingsFilesMemo;
+  };
   let settingsMemo: Record<string, unknown> | undefined;
   const settings = () => {
-    settingsMemo ??= mergedSettings(loadSettings(environment));
+    settingsMemo ??= mergedSettings(settingsFiles());
     return settingsMemo;
   };
   let decayMemo: DecayConstants | undefined;
@@ -201,6 +207,26 @@ export function createEngram(options: EngramOptions = {}): Engram {
         further.map(async ([layer, log]) => ({ layer, ...(await summarize(log)) })),
       );
       return { ...own, layers };
+    },
+    async doctor(doctorOptions = {}) {
+      // Loaded on first use, like the dreamer: no hook process pays for the doctor.
+      const { diagnoseMemoryDir } = await import('../drift/doctor.js');
+      // A named log holds every layer's lines (as a recall with a named log keeps them there).
+      const named =
+        doctorOptions.log ??
+        (typeof options.recallLog === 'string' ? options.recallLog : undefined);
+      const log = named !== undefined ? { recallLog: named } : {};
+      return diagnoseMemoryDir(memoryDir, {
+        projectDir: doctorOptions.projectDir ?? environment.cwd,
+        ...(doctorOptions.verifyBudgetMs !== undefined
+          ? { verifyBudgetMs: doctorOptions.verifyBudgetMs }
+          : {}),
+        settings: settings(),
+        settingsFiles: settingsFiles(),
+        clock,
+        ...log,
+        layers: memoryChain.map((l) => ({ layer: l.layer, dir: l.dir, ...log })),
+      });
     },
     async dreamer(dreamerOptions = {}): Promise<Dreamer> {
       // Loaded on first use: a hook process that only recalls never pays for consolidation.

@@ -14,6 +14,7 @@ export {
 } from './system-prompt.js';
 export type {
   Engram,
+  EngramDoctorOptions,
   EngramEvent,
   EngramOptions,
   EngramSession,

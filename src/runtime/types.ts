@@ -2,6 +2,7 @@ import type { AgentScope, EngramEnvironment } from '../config/index.js';
 import type { MemoryLayer, MemoryLayerName } from '../config/memory-chain.js';
 import type { Dreamer, DreamOutcome } from '../dream/dreamer.js';
 import type { SessionLister } from '../dream/sessions.js';
+import type { DoctorReport } from '../drift/doctor.js';
 import type { ExtractionRun, SavedNotice } from '../extract/types.js';
 import type { InjectionLimits } from '../inject/constants.js';
 import type { ConversationPrefix, LanguageModel, Message } from '../llm/types.js';
@@ -143,6 +144,12 @@ export interface Engram {
    * log and `layers` is empty.
    */
   stats(options?: { log?: string }): Promise<RecallLogStats & { layers: LayerRecallLogStats[] }>;
+  /**
+   * The memory directory diagnosed (what `engram doctor` and the inspector show): with the
+   * runtime's settings and the files they came from (a refused value names its file), and every
+   * layer of the chain checked against its own recall log.
+   */
+  doctor(options?: EngramDoctorOptions): Promise<DoctorReport>;
   /** The consolidation scheduler, with the engram's session lister and shared scan throttle. */
   dreamer(options?: {
     maxTurns?: number;
@@ -150,6 +157,19 @@ export interface Engram {
     /** false: this dreamer's own scan throttle instead of the one shared on disk (a manual run). */
     sharedThrottle?: boolean;
   }): Promise<Dreamer>;
+}
+
+/** What a doctor run may change; everything else comes from the runtime. */
+export interface EngramDoctorOptions {
+  /**
+   * The recall log to read for every layer (default: the runtime's `recallLog` when the host named
+   * one, else each layer's own log in its memory directory).
+   */
+  log?: string;
+  /** Time for checking memories' citations against the project (default 10 s). */
+  verifyBudgetMs?: number;
+  /** Where the memories' citations are checked (default: the runtime's `cwd`). */
+  projectDir?: string;
 }
 
 export interface OpenSessionOptions {

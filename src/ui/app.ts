@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Context, Hono } from 'hono';
-import { diagnoseMemoryDir, repairMemoryDir } from '../drift/index.js';
+import { repairMemoryDir } from '../drift/index.js';
 import { readMemory, resolveMemoryRef, revokeMemory } from '../memdir/index.js';
 import type { Engram } from '../runtime/index.js';
 import { EngramError, isEngramError } from '../util/errors.js';
@@ -136,7 +136,7 @@ export function createUiApp(options: UiAppOptions): Hono {
   });
   app.get('/api/index', async (c) => c.json(await indexHealth(engram)));
   app.post('/api/index/fix', async (c) => {
-    const report = await diagnoseMemoryDir(engram.memoryDir, { verifyBudgetMs: 0 });
+    const report = await engram.doctor({ verifyBudgetMs: 0 });
     return c.json(await repairMemoryDir(engram.memoryDir, report, engram.clock));
   });
   app.get('/api/doctor', async (c) => c.json(await doctorReport(engram)));

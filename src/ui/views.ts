@@ -2,7 +2,7 @@
  * What the inspector's API returns, computed from the runtime and the library: no policy of its
  * own. Every file read goes through `readMemory` / the memory directory's confinement.
  */
-import { claimCachePath, diagnoseMemoryDir, readClaimCache } from '../drift/index.js';
+import { claimCachePath, readClaimCache } from '../drift/index.js';
 import { DEFAULT_INJECTION_LIMITS } from '../inject/constants.js';
 import {
   crossCheckIndex,
@@ -117,13 +117,14 @@ export async function indexHealth(engram: Engram) {
 }
 
 export async function doctorReport(engram: Engram) {
-  const report = await diagnoseMemoryDir(engram.memoryDir, {
-    projectDir: engram.projectRoot,
-    verifyBudgetMs: 5000,
-    clock: engram.clock,
-    ...(engram.recallLog ? { recallLog: engram.recallLog } : {}),
-  });
-  return { ok: report.ok, findings: report.findings, summary: report.summary };
+  // The runtime's doctor: the same settings, layers and logs as `engram doctor`.
+  const report = await engram.doctor({ verifyBudgetMs: 5000 });
+  return {
+    ok: report.ok,
+    dir: report.dir,
+    findings: report.findings,
+    summary: report.summary,
+  };
 }
 
 /** The recall playground: the runtime's recall (not logged) plus the offline ranker's reasons. */

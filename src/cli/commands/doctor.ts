@@ -1,10 +1,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { loadSettings } from '../../config/index.js';
 import {
   type DoctorRepair,
   type DoctorReport,
-  diagnoseMemoryDir,
   formatFinding,
   repairMemoryDir,
 } from '../../drift/index.js';
@@ -76,22 +74,18 @@ export function registerDoctorCommands(program: Command, io: CliIo): void {
       const budget = Number(opts.verifyBudgetMs);
       if (!Number.isFinite(budget) || budget < 0)
         throw new EngramError('invalid_input', '--verify-budget-ms needs a number');
-      const log = opts.log ? { recallLog: resolve(env.cwd, opts.log) } : {};
+      // The runtime builds the doctor's inputs (settings and their files, the chain's layers, the
+      // logs), so the inspector diagnoses the same directory the same way.
       const options = {
-        projectDir: env.cwd,
         verifyBudgetMs: budget,
-        settings: runtime.settings,
-        settingsFiles: loadSettings(runtime.environment),
-        ...log,
-        // The user layer's memories are recalled from every project and logged in its own log;
-        // a named log is read for every layer, as a recall with a named log keeps every line there.
-        layers: runtime.memoryChain.map((l) => ({ layer: l.layer, dir: l.dir, ...log })),
+        projectDir: env.cwd,
+        ...(opts.log ? { log: resolve(env.cwd, opts.log) } : {}),
       };
-      let report = await diagnoseMemoryDir(dir, options);
+      let report = await runtime.doctor(options);
       let fixed: DoctorRepair | undefined;
       if (opts.fix) {
         fixed = await repairMemoryDir(dir, report);
-        if (!fixed.skipped) report = await diagnoseMemoryDir(dir, options);
+        if (!fixed.skipped) report = await runtime.doctor(options);
       }
       if (opts.json) printJson(io, reportJson(report, fixed));
       else printReport(io, report, fixed);
