@@ -1,4 +1,4 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir as osHomedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -12,6 +12,7 @@ import {
   resolveMemoryChain,
   type SettingsFile,
   sanitizeProjectPath,
+  userMemoryDir,
   validateAgentName,
 } from '../config/index.js';
 import type { Dreamer } from '../dream/dreamer.js';
@@ -59,6 +60,18 @@ function memoryDirOf(environment: EngramEnvironment, options: EngramOptions): Me
     environment,
     options.memoryDirFlag !== undefined ? { flag: options.memoryDirFlag } : {},
   );
+}
+
+/** The same directory by resolved real path (a path that does not exist yet compares as given). */
+function sameDirectory(a: string, b: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return resolve(p);
+    }
+  };
+  return resolve(a) === resolve(b) || real(a) === real(b);
 }
 
 /**
@@ -216,6 +229,9 @@ export function createEngram(options: EngramOptions = {}): Engram {
         doctorOptions.log ??
         (typeof options.recallLog === 'string' ? options.recallLog : undefined);
       const log = named !== undefined ? { recallLog: named } : {};
+      const layer = sameDirectory(memoryDir, userMemoryDir(engramHome(environment)))
+        ? 'user'
+        : 'project';
       return diagnoseMemoryDir(memoryDir, {
         projectDir: doctorOptions.projectDir ?? environment.cwd,
         ...(doctorOptions.verifyBudgetMs !== undefined
@@ -224,8 +240,12 @@ export function createEngram(options: EngramOptions = {}): Engram {
         settings: settings(),
         settingsFiles: settingsFiles(),
         clock,
+        layer,
         ...log,
-        layers: memoryChain.map((l) => ({ layer: l.layer, dir: l.dir, ...log })),
+        // The directory itself is checked once, as `layer`; the chain's other layers after it.
+        layers: memoryChain
+          .filter((l) => !sameDirectory(l.dir, memoryDir))
+          .map((l) => ({ layer: l.layer, dir: l.dir, ...log })),
       });
     },
     async dreamer(dreamerOptions = {}): Promise<Dreamer> {

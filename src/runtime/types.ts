@@ -147,7 +147,8 @@ export interface Engram {
   /**
    * The memory directory diagnosed (what `engram doctor` and the inspector show): with the
    * runtime's settings and the files they came from (a refused value names its file), and every
-   * layer of the chain checked against its own recall log.
+   * layer of the chain checked against its own recall log. The directory is labelled with the
+   * layer it is (`user` when it is the user layer's directory, else `project`).
    */
   doctor(options?: EngramDoctorOptions): Promise<DoctorReport>;
   /** The consolidation scheduler, with the engram's session lister and shared scan throttle. */

@@ -1,4 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -364,5 +372,42 @@ describe('engram doctor over the memory layers', () => {
     expect(text.stdout).toContain('info never_recalled [user] zeta-board.md: ');
     // The project layer's findings read as before layers were named.
     expect(text.stdout).toContain('info never_recalled offsite-notes.md: offsite-notes.md was not');
+  });
+
+  it('labels the directory as the user layer when --dir names the user layer (also through a link)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'engram-doctor-userdir-'));
+    const env = cliEnv(join(root, 'home'));
+    const userDir = join(env.ENGRAM_HOME!, 'user', 'memory');
+    mkdirSync(join(userDir, '.engram'), { recursive: true });
+    const ref = (file: string, description: string) =>
+      memory(userDir, file, { name: file, description, type: 'reference' }, 'See the board.');
+    ref('kafka-topics.md', 'kafka topic names and partition counts');
+    ref('zeta-board.md', 'dashboard links for the billing service deploys');
+    writeFileSync(
+      join(userDir, 'MEMORY.md'),
+      '- [kafka](kafka-topics.md) — topics\n- [zeta](zeta-board.md) — dashboards\n',
+    );
+    const line = { at: '2026-01-01T00:00:00.000Z', selected: 1, files: ['kafka-topics.md'] };
+    writeFileSync(join(userDir, '.engram', 'recall-metrics.jsonl'), `${JSON.stringify(line)}\n`);
+    const link = join(root, 'my-user-memory');
+    symlinkSync(userDir, link);
+    for (const dir of [userDir, link, `${userDir}/`]) {
+      const run = await runCliProcess(['doctor', '--dir', dir, '--json'], env, root);
+      const report = JSON.parse(run.stdout) as {
+        findings: Array<Finding & { layer?: string }>;
+        summary: { recallLog: { layers: Array<{ layer: string; recalls: number }> } };
+      };
+      const never = report.findings.filter((f) => f.kind === 'never_recalled');
+      expect(
+        never.map((f) => [f.layer, f.file]),
+        dir,
+      ).toEqual([['user', 'zeta-board.md']]);
+      expect(
+        report.summary.recallLog.layers.map((l) => [l.layer, l.recalls]),
+        dir,
+      ).toEqual([['user', 1]]);
+    }
+    const text = await runCliProcess(['doctor', '--dir', userDir], env, root);
+    expect(text.stdout).toContain('info never_recalled [user] zeta-board.md: ');
   });
 });
