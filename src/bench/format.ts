@@ -18,7 +18,7 @@ export function formatTables(
     ),
   ];
   const loop = [
-    '| memories | worst loop delay, first turn (no cache) | later turns | same host idle (machine load) | most CPU between loop turns: first / later |',
+    '| memories | worst loop delay, first turn (no cache) | later turns | same host idle (machine load) | most main-thread CPU between loop turns: first / later |',
     '| ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (r) =>

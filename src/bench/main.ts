@@ -59,7 +59,7 @@ export interface BenchRow {
   loopDelayLaterTurnsMs: number;
   /** The same host idle for as long: what the machine's load alone costs its loop. */
   loopDelayIdleMs: number;
-  /** Most CPU time spent between two turns of the loop (our work or GC; load-independent). */
+  /** Most CPU time the host's main thread ran between two turns of its loop (our work or GC; load-independent). */
   cpuStallFirstTurnMs: number;
   cpuStallLaterTurnsMs: number;
   /** Scan + rank alone in the host (the part the header cache serves), warm. */
