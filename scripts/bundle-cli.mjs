@@ -23,7 +23,12 @@ rmSync(join(root, 'dist/cli/bundle'), { recursive: true, force: true });
 rmSync(join(root, 'dist/cli/main.js.map'), { force: true });
 const result = await build({
   absWorkingDir: root,
-  entryPoints: { main: 'src/cli/main.ts' },
+  // The worker a host's first build runs in (src/recall/first-build.ts) sits in bundle/, beside the
+  // chunk that starts it: that chunk finds it next to its own URL, as tsc's output does.
+  entryPoints: {
+    main: 'src/cli/main.ts',
+    'bundle/first-build-worker': 'src/recall/first-build-worker.ts',
+  },
   outdir: 'dist/cli',
   // Same depth as dist/cli/commands, so paths the commands resolve from their own file still hold.
   chunkNames: 'bundle/[name]-[hash]',
@@ -37,6 +42,12 @@ const result = await build({
   logLevel: 'warning',
 });
 writeFileSync(join(root, 'dist/cli/bundle/meta.json'), JSON.stringify(result.metafile));
+for (const [file, out] of Object.entries(result.metafile.outputs)) {
+  if ('src/recall/first-build.ts' in out.inputs && dirname(file) !== 'dist/cli/bundle')
+    throw new Error(
+      `${file}: the first-build worker's starter must be bundled into dist/cli/bundle`,
+    );
+}
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const INLINED = new Set(['stemmer']);

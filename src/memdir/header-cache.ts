@@ -465,3 +465,191 @@ export function isJsonSafe(value: unknown, depth = 0): boolean {
   if (Object.getPrototypeOf(value) !== Object.prototype) return false;
   return Object.values(value).every((v) => v !== undefined && isJsonSafe(v, depth + 1));
 }
+
+/** Artifact values adopted from a worker thread of this process (never read from a file). */
+const handedOver = new WeakSet<object>();
+
+/** Whether an artifact's value came from this process's own worker, not from a cache file. */
+export function isHandedOver(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && handedOver.has(value);
+}
+
+/** Whether this process keeps `dir`'s cache in memory (a later scan of it is not a first one). */
+export function isCacheKept(dir: string): boolean {
+  return kept.has(dir);
+}
+
+/**
+ * One directory's cache as a worker thread hands it to the thread that adopts it
+ * (`src/recall/first-build.ts`): numbers and texts in typed arrays (transferred, not copied), the
+ * headers as JSON text in pieces of HEADERS_PER_TEXT, so that adopting them is done in slices
+ * rather than in one long parse.
+ */
+export interface CacheTransfer {
+  dir: string;
+  generation: string;
+  dirty: boolean;
+  removed: string[];
+  /** UTF-8 JSON arrays of headers, one after another; piece k is `headerStarts[k]..[k+1]`. */
+  headerText: Uint8Array;
+  headerStarts: Int32Array;
+  ids: Float64Array;
+  trusted: Uint8Array;
+  derived: Uint8Array;
+  derivedStarts: Int32Array;
+  /** Structured-cloned as they are (an index snapshot: strings and typed arrays). */
+  artifacts: [string, { generation: string; value: unknown }][];
+}
+
+/** `cache` as a transfer, and the buffers to transfer with it. Sliced like the file's bytes. */
+export async function cacheTransferOf(
+  cache: DirectoryCache,
+): Promise<{ transfer: CacheTransfer; buffers: ArrayBuffer[] }> {
+  const n = cache.entries.size;
+  const ids = new Float64Array(4 * n);
+  const trusted = new Uint8Array(n);
+  const derivedStarts = new Int32Array(n + 1);
+  const headerStarts = new Int32Array(Math.ceil(n / HEADERS_PER_TEXT) + 1);
+  const derivedParts: Uint8Array[] = [];
+  const headerParts: Buffer[] = [];
+  let derivedSize = 0;
+  let headerSize = 0;
+  let piece: MemoryHeader[] = [];
+  let i = 0;
+  let sliceStart = performance.now();
+  const flush = () => {
+    const text = Buffer.from(JSON.stringify(piece));
+    headerParts.push(text);
+    headerSize += text.length;
+    headerStarts[headerParts.length] = headerSize;
+    piece = [];
+  };
+  for (const e of cache.entries.values()) {
+    piece.push(e.header);
+    if (piece.length === HEADERS_PER_TEXT) flush();
+    ids.set([e.id.size, e.id.mtimeMs, e.id.ctimeMs, e.id.ino], 4 * i);
+    trusted[i] = e.trusted ? 1 : 0;
+    const bytes = untouchedDerived.get(e) ?? Buffer.from(JSON.stringify(e.derived));
+    derivedStarts[i] = derivedSize;
+    derivedParts.push(bytes);
+    derivedSize += bytes.length;
+    i++;
+    if ((i & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
+      await yieldToLoop();
+      sliceStart = performance.now();
+    }
+  }
+  if (piece.length > 0) flush();
+  derivedStarts[n] = derivedSize;
+  // Fresh buffers of their own (never Node's shared pool), so they can be transferred.
+  const own = (parts: Uint8Array[], size: number) => {
+    const out = new Uint8Array(new ArrayBuffer(size));
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  };
+  const headerText = own(headerParts, headerSize);
+  const derived = own(derivedParts, derivedSize);
+  const transfer: CacheTransfer = {
+    dir: cache.dir,
+    generation: cache.generation,
+    dirty: cache.dirty,
+    removed: [...cache.removed],
+    headerText,
+    headerStarts,
+    ids,
+    trusted,
+    derived,
+    derivedStarts,
+    artifacts: [],
+  };
+  const buffers = [headerText, headerStarts, ids, trusted, derived, derivedStarts].map(
+    (a) => a.buffer as ArrayBuffer,
+  );
+  // The artifacts' typed arrays (an index's postings: most of the bytes) are moved too, each as a
+  // copy of its own: cloned, they were copied in the one call that receives the message.
+  const movable = (value: unknown, depth: number): unknown => {
+    if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+      const copy = (value as Uint8Array).slice();
+      buffers.push(copy.buffer as ArrayBuffer);
+      return copy;
+    }
+    if (typeof value !== 'object' || value === null || depth > 8) return value;
+    if (Array.isArray(value)) return value.map((v) => movable(v, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = movable(v, depth + 1);
+    return out;
+  };
+  for (const [name, artifact] of cache.artifacts) {
+    transfer.artifacts.push([
+      name,
+      { generation: artifact.generation, value: movable(artifact.value, 0) },
+    ]);
+  }
+  return { transfer, buffers };
+}
+
+/**
+ * Make a transfer this process's cache of its directory, unless the directory is kept already (a
+ * scan began meanwhile: that cache stands). Checked like the cache file: anything malformed is
+ * refused whole (false) and the directory is scanned as if there had been no transfer. In slices.
+ */
+export async function adoptCacheTransfer(t: CacheTransfer): Promise<boolean> {
+  const { ids, trusted, derived, derivedStarts: starts, headerText, headerStarts } = t;
+  if (typeof t.dir !== 'string' || typeof t.generation !== 'string') return false;
+  if (!(ids instanceof Float64Array) || !(trusted instanceof Uint8Array)) return false;
+  if (!(derived instanceof Uint8Array) || !(starts instanceof Int32Array)) return false;
+  if (!(headerText instanceof Uint8Array) || !(headerStarts instanceof Int32Array)) return false;
+  const n = trusted.length;
+  if (ids.length !== 4 * n || starts.length !== n + 1 || starts[n] !== derived.length) return false;
+  const text = Buffer.from(headerText.buffer, headerText.byteOffset, headerText.length);
+  const entries = new Map<string, CacheEntry>();
+  const prefix = pathPrefix(t.dir);
+  let i = 0;
+  let sliceStart = performance.now();
+  try {
+    for (let k = 0; k + 1 < headerStarts.length; k++) {
+      const headers = JSON.parse(text.toString('utf8', headerStarts[k], headerStarts[k + 1]));
+      if (!Array.isArray(headers)) return false;
+      for (const header of headers as unknown[]) {
+        if (i >= n || !(starts[i]! <= starts[i + 1]!)) return false;
+        const file = (header as { file?: unknown } | null)?.file;
+        if (typeof file === 'string' && isHeaderOf(header, file)) {
+          const mtimeMs = ids[4 * i + 1]!;
+          const id = { size: ids[4 * i]!, mtimeMs, ctimeMs: ids[4 * i + 2]!, ino: ids[4 * i + 3]! };
+          const own = { ...header, path: prefix + file, mtimeMs };
+          const bytes = derived.subarray(starts[i], starts[i + 1]);
+          entries.set(file, entryWithLazyDerived(id, trusted[i] === 1, own, bytes));
+        }
+        i++;
+      }
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await yieldToLoop();
+        sliceStart = performance.now();
+      }
+    }
+  } catch {
+    return false;
+  }
+  if (i !== n || kept.has(t.dir) || !Array.isArray(t.artifacts)) return false;
+  for (const [, artifact] of t.artifacts) {
+    if (typeof artifact?.value === 'object' && artifact.value !== null)
+      handedOver.add(artifact.value);
+  }
+  const cache: DirectoryCache = {
+    dir: t.dir,
+    entries,
+    generation: t.generation,
+    artifacts: new Map(t.artifacts),
+    dirty: t.dirty === true,
+    removed: new Set(Array.isArray(t.removed) ? t.removed : []),
+  };
+  kept.set(t.dir, cache);
+  while (kept.size > DIRECTORIES_KEPT) kept.delete(kept.keys().next().value!);
+  // What follows (the scan's listing) is not added to the last piece's slice.
+  await yieldToLoop();
+  return true;
+}

@@ -4,7 +4,7 @@
  * index is kept in memory while the directory's generation is unchanged. Built step by step with
  * returns to the event loop, and cut short (what is ready is ranked) when time runs out.
  */
-import type { CacheEntry, DirectoryCache } from '../memdir/header-cache.js';
+import { type CacheEntry, type DirectoryCache, isHandedOver } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
 import { shortHash } from '../util/short-hash.js';
 import { runStepsInSlices } from '../util/steps.js';
@@ -172,6 +172,8 @@ async function buildRanker(
   memories: readonly MemoryHeader[],
   options: { scanComplete: boolean; expired: () => boolean },
 ): Promise<CachedRanker> {
+  // The first analysis in a thread compiles the analyzer: not in the same slice as the scan's end.
+  if (analysisKey === undefined) await yieldToLoop();
   const key = rankerAnalysisKey();
   const cache = plan.store;
   const artifact = `${plan.name}-${key}`;
@@ -195,13 +197,22 @@ async function buildRanker(
   // A one-shot process: the index saved with this very generation of the directory, if any.
   const saved = options.scanComplete ? cache.artifacts.get(artifact) : undefined;
   if (saved?.generation === generation) {
+    // Slices of their own: the scan just before, the analysis key (whose first computation in a
+    // thread compiles the analyzer) and the restore (a host's first turn after a worker's build).
+    await yieldToLoop();
+  }
+  if (saved?.generation === generation && plan.generation() === generation) {
     const restored = restoreOfflineRanker(
       saved.value as OfflineRankerSnapshot,
       memories,
       (m) => analysis(m) ?? analyzeForRanking(m),
+      {},
+      // A worker's snapshot (a host's first build) was made by this very code: no file to distrust.
+      { checked: isHandedOver(saved.value) },
     );
     if (restored) {
       slotsOf(live, cache).set(plan.name, { generation, ranker: restored });
+      await yieldToLoop();
       return { ranker: restored, complete: true };
     }
   }

@@ -2,7 +2,7 @@ import type { MemoryLayer } from '../config/memory-chain.js';
 import { scanMemoriesCached } from '../memdir/cached-scan.js';
 import { MAX_SCANNED_FILES } from '../memdir/constants.js';
 import type { DirectoryCache } from '../memdir/header-cache.js';
-import { persistDirectoryCache } from '../memdir/header-cache.js';
+import { isCacheKept, persistDirectoryCache } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
 import { runStepsInSlices } from '../util/steps.js';
 import { yieldToLoop } from '../util/yield-to-loop.js';
@@ -53,6 +53,17 @@ export function isRecallable(m: MemoryHeader): boolean {
   return m.status !== 'revoked' && m.description !== undefined && m.uninjectable === undefined;
 }
 
+let longRunningHost = false;
+
+/**
+ * This process is a long-running host (it prefetches recall, or serves it): from now on a
+ * directory's first build is made in a worker thread (`first-build.ts`), so that its garbage
+ * collection does not pause the host's event loop. One-shot processes never call this.
+ */
+export function markLongRunningHost(): void {
+  longRunningHost = true;
+}
+
 /**
  * The memories recall may choose from. Up to `cap` files this is the newest-first scan. Beyond
  * it, instead of silently dropping the oldest, the offline ranker keeps the `cap` most related
@@ -67,6 +78,15 @@ export async function loadCandidates(
   const expired = options.expired ?? (() => false);
   const layers: readonly MemoryLayer[] =
     typeof source === 'string' ? [{ layer: 'project', dir: source, trusted: true }] : source;
+  if (longRunningHost && layers.some((l) => !isCacheKept(l.dir))) {
+    // What the worker built is adopted as these layers' kept caches: the scan below revalidates it
+    // by stat and restores its index. When it could not, the scan builds here as before.
+    const { buildFirstInWorker } = await import('./first-build.js');
+    await buildFirstInWorker(layers, {
+      persisted: options.persistedCache !== false,
+      expired: options.scanExpired ?? expired,
+    });
+  }
   // Every header: up to the cap this is the newest-first scan; past it the prefilter needs them
   // all anyway. Unchanged files come from each layer's own header cache, checked by stat.
   const scans = await Promise.all(
@@ -198,6 +218,7 @@ function chainedMemories(
  * so a long-running host (the MCP server) answers its first call warm. Never throws.
  */
 export async function warmCandidates(dir: string): Promise<void> {
+  markLongRunningHost();
   await loadCandidates(dir, { query: '', nowMs: Date.now(), isSurfaced: () => false }).catch(
     () => undefined,
   );

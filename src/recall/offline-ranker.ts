@@ -20,6 +20,7 @@ import {
   type Bm25Index,
   type Bm25Snapshot,
   createBm25Builder,
+  type RestoreOptions,
   restoreBm25,
   singletonIdf,
   snapshotBm25Steps,
@@ -353,6 +354,7 @@ export function restoreOfflineRanker<M extends RankableMemory>(
   memories: readonly M[],
   documentOf: (memory: M) => RankerDocument,
   rankerOptions: OfflineRankerOptions = {},
+  restore: RestoreOptions = {},
 ): OfflineRanker | undefined {
   if (!Array.isArray(snapshot?.files) || snapshot.files.length !== memories.length) return;
   const byName = new Map(memories.map((m) => [m.file, m]));
@@ -362,8 +364,8 @@ export function restoreOfflineRanker<M extends RankableMemory>(
     if (memory === undefined) return undefined;
     sorted.push(memory);
   }
-  const word = restoreBm25(snapshot.word, (d) => documentOf(sorted[d]!).words);
-  const gram = restoreGramView(snapshot.gram, RANKER_TUNING.gram);
+  const word = restoreBm25(snapshot.word, (d) => documentOf(sorted[d]!).words, restore);
+  const gram = restoreGramView(snapshot.gram, RANKER_TUNING.gram, restore);
   if (!word || !gram || word.size !== sorted.length || gram.size !== sorted.length) return;
   return rankerOver(sorted, word, gram, snapshot.gram, rankerOptions);
 }

@@ -1,4 +1,5 @@
 import { EngramError } from '../util/errors.js';
+import { markLongRunningHost } from './candidates.js';
 import { type RecallOptions, type RecallResult, recall } from './recall.js';
 
 /** Node ≥ 20.4 defines Symbol.dispose; older 20.x get the registered symbol polyfills use. */
@@ -42,6 +43,7 @@ export interface RecallHandle extends Disposable {
  * }
  */
 export function startRecall(options: RecallOptions): RecallHandle {
+  markLongRunningHost();
   const controller = new AbortController();
   const outer = options.signal;
   const onAbort = () => controller.abort(outer?.reason);

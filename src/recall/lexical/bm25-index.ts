@@ -256,9 +256,18 @@ export function* snapshotBm25Steps(index: Bm25Index): Generator<void, Bm25Snapsh
 }
 
 /** The index a snapshot holds; undefined for anything malformed. `documentOf` serves termsOf. */
+/**
+ * `checked`: the snapshot was made by this process's own code (handed over by a worker thread,
+ * not read from a file), so the per-posting checks that guard against a corrupt file are skipped.
+ */
+export interface RestoreOptions {
+  checked?: boolean;
+}
+
 export function restoreBm25(
   snapshot: Bm25Snapshot,
   documentOf: (doc: number) => readonly WeightedTerms[],
+  options: RestoreOptions = {},
 ): Bm25Index | undefined {
   if (typeof snapshot !== 'object' || snapshot === null || snapshot.endian !== endianness()) return;
   const { size, terms, starts, offsets, docs, weights, lengths, table } = snapshot;
@@ -271,21 +280,23 @@ export function restoreBm25(
   if (count < 0 || offsets.length !== count + 1 || docs.length !== weights.length) return undefined;
   if (starts[0] !== 0 || offsets[0] !== 0) return undefined;
   if (starts[count] !== terms.length || offsets[count] !== docs.length) return undefined;
-  // Every posting and term boundary in range and in order, every document number a document.
-  for (let t = 0; t < count; t++) {
-    if (offsets[t]! > offsets[t + 1]! || starts[t]! >= starts[t + 1]!) return undefined;
-    if (terms.charCodeAt(starts[t + 1]! - 1) !== 10) return undefined;
-  }
-  for (let i = 0; i < docs.length; i++) if (docs[i]! < 0 || docs[i]! >= size) return undefined;
-  // Slots a power of two, each empty or a term, and some empty (a probe must end).
   const slots = table.length;
   if (slots === 0 || (slots & (slots - 1)) !== 0 || slots <= count) return undefined;
-  let empty = 0;
-  for (const t of table) {
-    if (t === -1) empty++;
-    else if (t < 0 || t >= count) return undefined;
+  if (options.checked !== true) {
+    // Every posting and term boundary in range and in order, every document number a document.
+    for (let t = 0; t < count; t++) {
+      if (offsets[t]! > offsets[t + 1]! || starts[t]! >= starts[t + 1]!) return undefined;
+      if (terms.charCodeAt(starts[t + 1]! - 1) !== 10) return undefined;
+    }
+    for (let i = 0; i < docs.length; i++) if (docs[i]! < 0 || docs[i]! >= size) return undefined;
+    // Slots a power of two, each empty or a term, and some empty (a probe must end).
+    let empty = 0;
+    for (const t of table) {
+      if (t === -1) empty++;
+      else if (t < 0 || t >= count) return undefined;
+    }
+    if (empty === 0) return undefined;
   }
-  if (empty === 0) return undefined;
   const isTerm = (t: number, term: string) =>
     starts[t + 1]! - 1 - starts[t]! === term.length && terms.startsWith(term, starts[t]!);
   const postingAt = (t: number): Posting => ({

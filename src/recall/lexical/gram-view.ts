@@ -5,6 +5,7 @@ import {
   idfOf,
   lengthNorms,
   type Posting,
+  type RestoreOptions,
   saturated,
   type WeightedTerms,
 } from './bm25-index.js';
@@ -110,6 +111,7 @@ export function createGramViewBuilder(params: Bm25Params): GramViewBuilder {
 export function restoreGramView(
   snapshot: GramViewSnapshot,
   params: Bm25Params,
+  options: RestoreOptions = {},
 ): GramView | undefined {
   if (typeof snapshot !== 'object' || snapshot === null || snapshot.endian !== endianness()) return;
   const { size, words, starts, offsets, docs, freqs, lengths } = snapshot;
@@ -121,6 +123,7 @@ export function restoreGramView(
   if (count < 0 || offsets.length !== count + 1 || docs.length !== freqs.length) return undefined;
   if (starts[0] !== 0 || offsets[0] !== 0) return undefined;
   if (starts[count] !== words.length || offsets[count] !== docs.length) return undefined;
+  if (options.checked === true) return viewOver(snapshot, params);
   // Every word marked and in range, every posting range in order, every document a document.
   for (let w = 0; w < count; w++) {
     const from = starts[w]!;
