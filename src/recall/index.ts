@@ -1,3 +1,5 @@
+export { cacheWritesSettled } from '../memdir/header-cache.js';
+
 export {
   type CandidateOptions,
   type CandidateSet,
