@@ -36,6 +36,9 @@ const CJK = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\p{Script=H
 // ("用pnpm安装" is 用 / pnpm / 安装).
 const RUN_RE = new RegExp(`[${CJK}]+|(?:(?![${CJK}])[\\p{L}\\p{N}])+`, 'gu');
 const CJK_RE = new RegExp(`^[${CJK}]`, 'u');
+/** No character of those scripts comes before U+1100 (Hangul Jamo): below it, no test is needed. */
+const FIRST_CJK = 0x1100;
+const NO_RUNS: readonly string[] = [];
 
 // CJK function words ("我的", "什么", "时候", "需要"; "です", "ます") and particles ("的", "了", "の",
 // "は", "を"): without them every Chinese or Japanese sentence shares bigrams with every other, and
@@ -155,9 +158,12 @@ export function analyze(text: string): AnalyzedText {
   const pairs: string[] = [];
   const words: string[] = [];
   let previous: string | undefined;
-  for (const match of normalized(text).matchAll(RUN_RE)) {
-    const run = match[0];
-    if (CJK_RE.test(run)) {
+  // The runs as strings (`match` with the g flag): no match object per word, which was the largest
+  // share of what a cold index build allocated (a seventh at 2,000 memories).
+  const runs = normalized(text).match(RUN_RE) ?? NO_RUNS;
+  for (let r = 0; r < runs.length; r++) {
+    const run = runs[r]!;
+    if (run.charCodeAt(0) >= FIRST_CJK && CJK_RE.test(run)) {
       for (const segment of cjkSegments(run)) {
         const chars = Array.from(segment);
         if (chars.length === 1 && !HIRAGANA_RE.test(segment)) terms.push(segment);
