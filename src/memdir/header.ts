@@ -25,15 +25,23 @@ export function headerFromHead(
   complete: boolean,
 ): MemoryHeader | undefined {
   const source = head.startsWith('\uFEFF') ? head.slice(1) : head;
-  const lines = source.split('\n');
-  // No opening line: no frontmatter, however long the file (the reference decides the same).
-  if (lines[0]?.trimEnd() !== '---') return headerFromText(dir, file, mtimeMs, head);
+  // The lines up to the closing `---` and no further (at most one past the frontmatter's limit,
+  // which is all the checks below look at): splitting the whole head made a string of every line
+  // of the body too, thousands of them in a cold scan, for nothing.
+  const lines: string[] = [];
   let close = -1;
-  for (let i = 1; i < Math.min(lines.length, FRONTMATTER_MAX_LINES); i++) {
-    if (lines[i]?.trimEnd() === '---') {
+  for (let from = 0; lines.length <= FRONTMATTER_MAX_LINES; ) {
+    const end = source.indexOf('\n', from);
+    const line = end < 0 ? source.slice(from) : source.slice(from, end);
+    const i = lines.push(line) - 1;
+    // No opening line: no frontmatter, however long the file (the reference decides the same).
+    if (i === 0 && line.trimEnd() !== '---') return headerFromText(dir, file, mtimeMs, head);
+    if (i > 0 && i < FRONTMATTER_MAX_LINES && line.trimEnd() === '---') {
       close = i;
       break;
     }
+    if (end < 0) break;
+    from = end + 1;
   }
   if (close < 0) {
     // Not closed within what we have: decided only if we have the whole file or all 30 lines.

@@ -3,19 +3,16 @@
  * corrupted write) and bytes that are not UTF-8. Such a file is skipped from recall and named by the
  * audit, never injected with replacement characters or raw control bytes. Pure.
  */
-export type Uninjectable = 'nul_bytes' | 'invalid_utf8';
+import { isUtf8 } from 'node:buffer';
 
-const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+export type Uninjectable = 'nul_bytes' | 'invalid_utf8';
 
 /** Why these bytes cannot be injected, or undefined when they can. */
 export function uninjectableBytes(bytes: Uint8Array): Uninjectable | undefined {
   if (bytes.includes(0)) return 'nul_bytes';
-  try {
-    STRICT_UTF8.decode(bytes);
-    return undefined;
-  } catch {
-    return 'invalid_utf8';
-  }
+  // The same check as a fatal TextDecoder's, without decoding: a scan ran it on every file's head,
+  // and the string each decode made was a fifteenth of what a cold scan of 2,000 files allocated.
+  return isUtf8(bytes) ? undefined : 'invalid_utf8';
 }
 
 /**
