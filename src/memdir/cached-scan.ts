@@ -241,7 +241,7 @@ function readEntry(
     const whole = bytes.subarray(0, complete ? bytes.length : bytes.lastIndexOf(0x0a) + 1);
     const head = whole.toString('utf8');
     header =
-      headerFromHead(dir, file, id.mtimeMs, head, complete) ??
+      headerFromHead(dir, file, id.mtimeMs, head, complete, path) ??
       headerFromText(dir, file, id.mtimeMs, readLongHead(fd));
     // NUL or non-UTF-8 bytes in the head: listed and audited, never recalled.
     const uninjectable = uninjectableBytes(whole);

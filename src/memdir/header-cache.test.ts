@@ -78,6 +78,18 @@ describe('the header cache', () => {
     expect(fromFile.memories).toEqual(await reference(dir));
   });
 
+  it('names each memory by join(dir, file), however the directory is spelled', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'team'));
+    write(dir, 'a.md', memory('a fact'));
+    write(dir, 'team/b.md', memory('a shared fact'));
+    const scan = await scanMemoriesCached(`${dir}/team/..//`, { clock: clockAt(later) });
+    expect(scan.memories.map((m) => m.path).sort()).toEqual([
+      join(dir, 'a.md'),
+      join(dir, 'team', 'b.md'),
+    ]);
+  });
+
   it('sees an in-place edit, a rename over, a delete and a new file at the next turn', async () => {
     const dir = tempDir();
     for (const f of ['a.md', 'b.md', 'c.md', 'd.md']) write(dir, f, memory(`about ${f}`));

@@ -15,7 +15,9 @@ import { type MemoryHeader, parseMemoryType } from './types.js';
 
 /**
  * The header from a file's first whole lines, or undefined when those lines cannot decide it
- * (frontmatter still open at the end of an incomplete head). Equal to `headerFromText`. Pure.
+ * (frontmatter still open at the end of an incomplete head). Equal to `headerFromText`. `path` is
+ * `join(dir, file)`, passed by a caller that has it already (a scan's `pathPrefix(dir) + file`).
+ * Pure.
  */
 export function headerFromHead(
   dir: string,
@@ -23,6 +25,7 @@ export function headerFromHead(
   mtimeMs: number,
   head: string,
   complete: boolean,
+  path?: string,
 ): MemoryHeader | undefined {
   const source = head.startsWith('\uFEFF') ? head.slice(1) : head;
   // The lines up to the closing `---` and no further (at most one past the frontmatter's limit,
@@ -50,12 +53,12 @@ export function headerFromHead(
   }
   const data = lines[0] === '---' ? parseSimpleYaml(lines, close) : undefined;
   if (!data) return headerFromText(dir, file, mtimeMs, head);
-  return headerFromData(dir, file, mtimeMs, data);
+  return headerFromData(path ?? join(dir, file), file, mtimeMs, data);
 }
 
 /** The header for parsed frontmatter; both the shortcut and the reference end here. Pure. */
 function headerFromData(
-  dir: string,
+  path: string,
   file: string,
   mtimeMs: number,
   data: Record<string, unknown>,
@@ -63,7 +66,7 @@ function headerFromData(
 ): MemoryHeader {
   const header: MemoryHeader = {
     file,
-    path: join(dir, file),
+    path,
     mtimeMs,
     type: parseMemoryType(data.type),
     status: data.status === 'revoked' ? 'revoked' : 'active',
@@ -87,7 +90,7 @@ export function headerFromText(
   text: string,
 ): MemoryHeader {
   const fm = parseFrontmatter(text, FRONTMATTER_MAX_LINES);
-  const header = headerFromData(dir, file, mtimeMs, fm.found ? fm.data : {}, fm.found);
+  const header = headerFromData(join(dir, file), file, mtimeMs, fm.found ? fm.data : {}, fm.found);
   if (fm.found && fm.error !== undefined) header.frontmatterError = fm.error;
   return header;
 }
