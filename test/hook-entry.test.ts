@@ -5,12 +5,9 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LEAN_HOOK_EVENTS } from '../src/cli/hook-argv.js';
 import { HOOK_EVENTS } from '../src/hooks/input.js';
-import { readCacheFile } from '../src/memdir/header-cache.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const MAIN = join(ROOT, 'dist/cli/main.js');
-/** The entry the plugin's hooks.json runs. */
-const HOOK_ENTRY = join(ROOT, 'dist/cli/hook.cjs');
 const RECORDER = join(ROOT, 'test/fixtures/record-imports.mjs');
 /** Packages a prompt's hook process has no use for without a model. */
 const NOT_ON_THE_HOOK_PATH = [
@@ -92,25 +89,6 @@ describe('the lean hook entry', () => {
     // Same bytes either way.
     expect(full.code).toBe(0);
     expect(full.stdout).toBe(lean.stdout);
-  });
-
-  it('leaves the cache file with the saved index for the next prompt, though it writes it after answering', () => {
-    for (const entry of [MAIN, HOOK_ENTRY]) {
-      const { dir, input, env } = setup();
-      const result = spawnSync(
-        process.execPath,
-        [entry, 'hook', 'user-prompt-submit', '--dir', dir, '--no-model'],
-        { input, env, encoding: 'utf8' },
-      );
-      expect(result.status, entry).toBe(0);
-      expect(result.stdout).toContain('pods.md');
-      const saved = readCacheFile(dir);
-      expect(saved?.entries.size, entry).toBe(2);
-      expect(
-        [...saved!.artifacts.keys()].some((k) => k.startsWith('index-')),
-        entry,
-      ).toBe(true);
-    }
   });
 
   it('keeps every option of `engram hook <event>` and leaves anything else to the full CLI', () => {

@@ -40,8 +40,6 @@ export interface HookRunner {
   serveHooks?: typeof ServeHooks;
   /** Save V8's code cache of the runner (after it ran). */
   saveCache(): void;
-  /** Resolves once the cache files recall writes after its answer are written. */
-  cacheWritesSettled?: () => Promise<void>;
 }
 
 export interface HookEntry {
@@ -68,9 +66,6 @@ async function runInProcess(
 ): Promise<number> {
   const runner = await entry.loadRunner(home);
   const code = await runner.runHookCommand(call.event, io, call.options, report);
-  // The answer is out; the process exits soon after this returns: the header cache file recall
-  // writes after its answer must be on disk first, or the next prompt's process starts cold.
-  await runner.cacheWritesSettled?.();
   // After the answer is out: the bytecode now holds every function this hook ran.
   runner.saveCache();
   return code;

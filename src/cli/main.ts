@@ -17,12 +17,11 @@ const BUNDLE = fileURLToPath(new URL('./bundle/hook.cjs', import.meta.url));
  */
 async function hookRunner(home: string): Promise<HookRunner> {
   if (!existsSync(BUNDLE)) {
-    const [{ runHookCommand }, { serveHooks }, { cacheWritesSettled }] = await Promise.all([
+    const [{ runHookCommand }, { serveHooks }] = await Promise.all([
       import('./hook-run.js'),
       import('./hook-server.js'),
-      import('../memdir/header-cache.js'),
     ]);
-    return { runHookCommand, serveHooks, cacheWritesSettled, saveCache: () => undefined };
+    return { runHookCommand, serveHooks, saveCache: () => undefined };
   }
   const { loadCachedBundle } = await import('./code-cache.js');
   const loaded = loadCachedBundle<Omit<HookRunner, 'saveCache'>>(BUNDLE, join(home, 'cache'));

@@ -1,5 +1,4 @@
 import { Command, CommanderError } from 'commander';
-import { cacheWritesSettled } from '../memdir/header-cache.js';
 import { ENGRAM_VERSION } from '../util/version.js';
 import { registerAgentCommands } from './commands/agent.js';
 import { registerDemoCommands } from './commands/demo.js';
@@ -79,9 +78,5 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     const message = error instanceof Error ? error.message : String(error);
     io.stderr(`engram: ${message}\n`);
     return exitCodeFor(error);
-  } finally {
-    // A command is done once the cache files recall writes after its answer are on disk (the
-    // process would wait for them anyway; a caller in the same process gets the same order).
-    await cacheWritesSettled();
   }
 }

@@ -456,32 +456,6 @@ export async function persistDirectoryCache(cache: DirectoryCache): Promise<bool
   return true;
 }
 
-/** Cache writes started after an answer and not finished yet (see `writeCacheAfterAnswer`). */
-const pendingWrites = new Set<Promise<void>>();
-
-/**
- * Run `write` (saving what the next process reads: the index snapshot, the cache file) once the
- * current answer is out, instead of before it: the caller's continuation runs first, then the
- * write, in the slices it makes anyway. A process that exits right after answering awaits
- * `cacheWritesSettled()` first, or the next process starts cold. Failures are ignored, as in
- * `persistDirectoryCache`.
- */
-export function writeCacheAfterAnswer(write: () => Promise<unknown>): void {
-  const done: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
-    .then(write)
-    .then(
-      () => undefined,
-      () => undefined,
-    )
-    .finally(() => pendingWrites.delete(done));
-  pendingWrites.add(done);
-}
-
-/** Resolves once every cache write started by `writeCacheAfterAnswer` has finished. Never rejects. */
-export async function cacheWritesSettled(): Promise<void> {
-  while (pendingWrites.size > 0) await Promise.all([...pendingWrites]);
-}
-
 /** True for values that come back equal from JSON (what a persisted header may hold). */
 export function isJsonSafe(value: unknown, depth = 0): boolean {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;

@@ -69,12 +69,6 @@ export interface CachedRanker {
   ranker: OfflineRanker;
   /** False when time ran out: memories not analyzed in time are missing from this ranker. */
   complete: boolean;
-  /**
-   * Keeps a snapshot of a newly built index in the cache's artifacts, for the next process (which
-   * then restores it instead of building). Absent when nothing was built that could be kept. The
-   * caller decides when: before persisting the cache, and after its answer if it can.
-   */
-  save?: () => Promise<void>;
 }
 
 /** What one index covers: where it is kept, what it is valid for, where each analysis lives. */
@@ -227,14 +221,8 @@ async function buildRanker(
   await yieldToLoop();
   const ranker = await runStepsInSlices(buildOfflineRanker(memories, analysis));
   // Another recall may have changed the cache while this one paused: keep only a current index.
-  if (!complete || plan.generation() !== generation) return { ranker, complete };
-  slotsOf(live, cache).set(plan.name, { generation, ranker });
-  let saving: Promise<void> | undefined;
-  // Once, though two recalls sharing this build may both ask.
-  const save = () => (saving ??= saveSnapshot());
-  const saveSnapshot = async () => {
-    // Later than the build (after the answer): saved only if the directory is still as it was.
-    if (plan.generation() !== generation) return;
+  if (complete && plan.generation() === generation) {
+    slotsOf(live, cache).set(plan.name, { generation, ranker });
     const snapshot = await runStepsInSlices(snapshotOfflineRankerSteps(ranker));
     // The snapshot paused too: it is saved only for the generation it was made from.
     if (snapshot && plan.generation() === generation) {
@@ -247,6 +235,6 @@ async function buildRanker(
       cache.artifacts.set(artifact, { generation, value: snapshot });
       cache.dirty = true;
     }
-  };
-  return { ranker, complete, save };
+  }
+  return { ranker, complete };
 }

@@ -6,7 +6,7 @@ import { isCacheKept, persistDirectoryCache } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
 import { runStepsInSlices } from '../util/steps.js';
 import { yieldToLoop } from '../util/yield-to-loop.js';
-import { type CachedRanker, cachedChainRankerFor, cachedRankerFor } from './cached-ranker.js';
+import { cachedChainRankerFor, cachedRankerFor } from './cached-ranker.js';
 import { type OfflineRanker, prepareRankSteps } from './offline-ranker.js';
 
 export interface CandidateOptions {
@@ -22,12 +22,6 @@ export interface CandidateOptions {
   scanExpired?: () => boolean;
   /** Use the header cache file on disk (default true). */
   persistedCache?: boolean;
-  /**
-   * Leave saving the index snapshot and the cache file for the next process to the caller
-   * (`CandidateSet.writeCache`, default false: saved before returning). `recall` saves them after
-   * its answer.
-   */
-  deferCacheWrite?: boolean;
 }
 
 export interface CandidateSet {
@@ -51,8 +45,6 @@ export interface CandidateSet {
    * from their files under the same epoch is still what they hold.
    */
   watchEpochs: ReadonlyMap<string, number>;
-  /** With `deferCacheWrite`: saves what the next process reads (the index, the cache files). */
-  writeCache?: () => Promise<void>;
 }
 
 /** Revoked memories are never recalled; one without a description cannot be judged. Pure. */
@@ -109,7 +101,7 @@ export async function loadCandidates(
   const scan = first!;
   let recallable = recallableOf(scan.memories);
   const more = chainedMemories(recallable, rest, layers.slice(1));
-  let ranked: CachedRanker;
+  let ranked: { ranker: OfflineRanker; complete: boolean };
   if (more.length === 0) {
     // Only the closest layer holds recallable memories: its cached ranker serves as it is.
     ranked = await cachedRankerFor(scan.cache, recallable, {
@@ -127,15 +119,9 @@ export async function loadCandidates(
     );
   }
   const { ranker, complete } = ranked;
-  // What the next process reads: the index's snapshot, then every layer's cache file. A new
-  // directory's first turn spent a sixth of its time here before it could answer.
-  const save = async () => {
-    await ranked.save?.();
-    if (options.persistedCache !== false) {
-      for (const s of scans) await persistDirectoryCache(s.cache);
-    }
-  };
-  if (!options.deferCacheWrite) await save();
+  if (options.persistedCache !== false) {
+    for (const s of scans) await persistDirectoryCache(s.cache);
+  }
   let surfacedExcluded = 0;
   const eligible = recallable.filter((m) => {
     if (!options.isSurfaced(m)) return true;
@@ -151,7 +137,6 @@ export async function loadCandidates(
     ranker,
     complete,
     read: scans.reduce((n, s) => n + s.read, 0),
-    ...(options.deferCacheWrite ? { writeCache: save } : {}),
     watchEpochs: new Map(
       scans.flatMap((s, i) =>
         s.watchEpoch === undefined ? [] : [[layers[i]!.dir, s.watchEpoch] as const],

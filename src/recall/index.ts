@@ -1,5 +1,3 @@
-export { cacheWritesSettled } from '../memdir/header-cache.js';
-
 export {
   type CandidateOptions,
   type CandidateSet,

@@ -8,7 +8,6 @@ import { budgetExhaustedNotice, truncationNote } from '../inject/prompts.js';
 import { type InjectedMemory, type Injection, renderInjection } from '../inject/render.js';
 import type { LanguageModel, Message } from '../llm/types.js';
 import { memoryAgeDays } from '../memdir/freshness.js';
-import { writeCacheAfterAnswer } from '../memdir/header-cache.js';
 import { uninjectableText } from '../memdir/injectable.js';
 import { readMemory } from '../memdir/memory-file.js';
 import type { MemoryHeader, MemoryTypeOrUnknown } from '../memdir/types.js';
@@ -139,8 +138,6 @@ interface Run {
   shape: RecallShape;
   notes: string[];
   complete: boolean;
-  /** Saves the index snapshot and cache files for the next process (see loadCandidates). */
-  writeCache?: () => Promise<void>;
 }
 
 type Outcome = Omit<RecallResult, 'shape' | 'notes' | 'complete'>;
@@ -152,21 +149,15 @@ type Outcome = Omit<RecallResult, 'shape' | 'notes' | 'complete'>;
  */
 export async function recall(options: RecallOptions): Promise<RecallResult> {
   const run = beginRun(options);
-  try {
-    const outcome = earlyOutcome(options, run) ?? (await selectAndInject(options, run));
-    run.shape.durationMs = Math.round((performance.now() - run.started) * 1000) / 1000;
-    run.shape.timeSpentMs = run.shape.durationMs;
-    for (const log of logsFor(options, run.shape)) {
-      await appendRecallMetrics(log, run.shape).catch((error: unknown) => {
-        run.notes.push(`could not append recall metrics: ${(error as Error).message}`);
-      });
-    }
-    return { ...outcome, shape: run.shape, notes: run.notes, complete: run.complete };
-  } finally {
-    // What the next process reads is saved once this answer is out (or has failed): a new
-    // directory's first turn spent about a sixth of its time on it before answering.
-    if (run.writeCache) writeCacheAfterAnswer(run.writeCache);
+  const outcome = earlyOutcome(options, run) ?? (await selectAndInject(options, run));
+  run.shape.durationMs = Math.round((performance.now() - run.started) * 1000) / 1000;
+  run.shape.timeSpentMs = run.shape.durationMs;
+  for (const log of logsFor(options, run.shape)) {
+    await appendRecallMetrics(log, run.shape).catch((error: unknown) => {
+      run.notes.push(`could not append recall metrics: ${(error as Error).message}`);
+    });
   }
+  return { ...outcome, shape: run.shape, notes: run.notes, complete: run.complete };
 }
 
 function beginRun(options: RecallOptions): Run {
@@ -223,13 +214,11 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
     nowMs,
     ...budgetChecks(options),
     ...(options.persistedCache === false ? { persistedCache: false } : {}),
-    deferCacheWrite: true,
     isSurfaced: (m) =>
       surfaced.size > 0 &&
       (surfaced.has(m.file) || surfaced.has(m.path) || surfaced.has(resolve(options.dir, m.file))),
     ...(options.candidateCap !== undefined ? { cap: options.candidateCap } : {}),
   });
-  if (set.writeCache) run.writeCache = set.writeCache;
   shape.total = set.total;
   shape.candidates = set.candidates.length;
   shape.prefiltered = set.prefiltered;
