@@ -10,7 +10,7 @@ import { shortHash } from '../util/short-hash.js';
 import { runStepsInSlices } from '../util/steps.js';
 import { yieldToLoop } from '../util/yield-to-loop.js';
 import {
-  analyzeForLaterStorage,
+  analyzeForIndex,
   analyzeForRanking,
   analyzeForStorage,
   buildOfflineRanker,
@@ -186,7 +186,7 @@ async function buildRanker(
       complete = false;
       return undefined;
     }
-    const { stored, document } = analyzeForLaterStorage(memory);
+    const { stored, document } = analyzeForIndex(memory);
     if (own) {
       own.entry.derived = { [key]: stored }; // drops analyses of other analyzer versions
       own.cache.dirty = true;

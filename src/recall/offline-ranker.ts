@@ -211,52 +211,20 @@ export function analyzeForIndex(memory: RankableMemory): {
   stored: StoredRankerDocument;
   document: RankerDocument;
 } {
-  const document = analyzeFields(memory);
-  return { stored: storedFrom(document), document };
-}
-
-const FIELDS = ['name', 'description', 'body'] as const;
-
-function analyzeFields(memory: RankableMemory): RankerDocument {
+  const stored: StoredRankerDocument = [];
   const words: WeightedTerms[] = [];
   const bases: WeightedTerms[] = [];
-  for (const field of FIELDS) {
+  for (const field of ['name', 'description', 'body'] as const) {
     const text = memory[field];
     if (!text) continue;
     const a = analyze(text);
     const weight = RANKER_TUNING.fieldWeights[field];
-    words.push({ terms: a.terms.concat(a.pairs), weight });
+    const terms = a.terms.concat(a.pairs);
+    stored.push([weight, joined(terms), joined(a.words)]);
+    words.push({ terms, weight });
     bases.push({ terms: a.words, weight });
   }
-  return { words, bases };
-}
-
-function storedFrom(document: RankerDocument): StoredRankerDocument {
-  return document.words.map((w, i) => [
-    w.weight,
-    joined(w.terms),
-    joined(document.bases[i]!.terms),
-  ]);
-}
-
-/**
- * `analyzeForIndex` for a cache entry that is written out later, if at all: the stored form holds
- * the document's own arrays (a form `rankerDocumentFrom` reads as well) and becomes the joined
- * strings of `analyzeForIndex` only when serialized (`JSON.stringify` calls its `toJSON`). A
- * one-shot process joins them after its answer, when it writes the cache file. Pure.
- */
-export function analyzeForLaterStorage(memory: RankableMemory): {
-  stored: StoredRankerDocument;
-  document: RankerDocument;
-} {
-  const document = analyzeFields(memory);
-  const stored: StoredRankerDocument = document.words.map((w, i) => [
-    w.weight,
-    w.terms as string[],
-    document.bases[i]!.terms as string[],
-  ]);
-  Object.defineProperty(stored, 'toJSON', { value: () => storedFrom(document) });
-  return { stored, document };
+  return { stored, document: { words, bases } };
 }
 
 /** Tokenize one memory's fields, in the form a cache keeps. Pure. */

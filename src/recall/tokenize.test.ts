@@ -43,6 +43,13 @@ describe('tokenize', () => {
     expect(spaced.words).toEqual(['road', 'trip', 'kids']);
   });
 
+  it('indexes Hangul Jamo, the first character of the CJK scripts, as bigrams', () => {
+    expect(analyze('ᄀᄀ').terms).toEqual(['ᄀᄀ']);
+    expect(analyze('ᄀᄀ').words).toEqual([]);
+    // The character before it is a letter of another script: a word, stemmed like any other.
+    expect(analyze('ჿჿ ok').words).toEqual(['ჿჿ', 'ok']);
+  });
+
   it('is deterministic for identical input', () => {
     const text = 'Deploying the staging cluster needs a signed tag — 部署前先打标签';
     expect(tokenize(text)).toEqual(tokenize(text));
