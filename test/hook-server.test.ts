@@ -54,6 +54,10 @@ function runHook(
 interface Status {
   pid: number;
   served: number;
+  running: boolean;
+  touched: number;
+  /** When it exits if nothing comes (epoch ms); null while a request is queued or running. */
+  idleDeadline: number | null;
 }
 
 function sockets(engramHome: string): string[] {
@@ -155,7 +159,27 @@ async function world(root: string, name: string) {
       ...extra,
     });
   const args = ['hook', 'user-prompt-submit', '--dir', memory, '--no-model'];
-  return { top, home, engramHome, project, memory, served, direct, input, args };
+  const stopInput = (session: string) =>
+    JSON.stringify({
+      hook_event_name: 'Stop',
+      session_id: session,
+      cwd: project,
+      stop_hook_active: false,
+    });
+  const stopArgs = ['hook', 'stop', '--dir', memory, '--no-model'];
+  return {
+    top,
+    home,
+    engramHome,
+    project,
+    memory,
+    served,
+    direct,
+    input,
+    args,
+    stopInput,
+    stopArgs,
+  };
 }
 
 type World = Awaited<ReturnType<typeof world>>;
@@ -416,6 +440,73 @@ describe('the warm hook server', () => {
     expect((await askStatus(socket!))?.served).toBe(server.served);
   });
 
+  it('the Stop hook starts the idle time again, and starts a server when none answers', async () => {
+    const w = await world(root, 'stop-touch');
+    const stop = (env: NodeJS.ProcessEnv) =>
+      runHook(HOOK, w.stopArgs, w.stopInput('s'), env, w.project);
+    // No server yet: the Stop hook starts one for the next prompt.
+    const first = await stop(w.served);
+    expect(first.code, first.stderr).toBe(0);
+    const started = await until(
+      'the server answers',
+      async () => (await statuses(w.engramHome))[0],
+    );
+    expect(started).toMatchObject({ served: 0, touched: 0 });
+    expect(typeof started.idleDeadline).toBe('number');
+    // With a server: the Stop hook touches it and its idle deadline moves; no hook is run there.
+    const again = await stop(w.served);
+    expect(again).toEqual(first);
+    const touched = await until('the touch arrives', async () => {
+      const s = (await statuses(w.engramHome))[0];
+      return s?.touched === 1 ? s : undefined;
+    });
+    expect(touched.pid).toBe(started.pid);
+    expect(touched.served).toBe(0);
+    expect(touched.idleDeadline).toBeGreaterThan(started.idleDeadline!);
+    // A busy server: the Stop hook answers without waiting its turn, and the touch still counts.
+    const [socket] = sockets(w.engramHome);
+    const release = await holdServer(w, socket!);
+    try {
+      expect(await stop(w.served)).toEqual(first);
+      const busy = await until('the touch of a busy server arrives', async () => {
+        const s = await askStatus(socket!);
+        return s?.touched === 2 ? s : undefined;
+      });
+      expect(busy).toMatchObject({ running: true, served: 0, idleDeadline: null });
+    } finally {
+      release();
+    }
+    // The prompt after it is served by the server the Stop hook kept.
+    const prompt = await runHook(HOOK, w.args, w.input('p'), w.served, w.project);
+    expect(prompt).toEqual(await runHook(HOOK, w.args, w.input('q'), w.direct, w.project));
+    expect((await askStatus(socket!))?.served).toBe(1);
+  });
+
+  it('ENGRAM_NO_DAEMON=1 and "hookServer": false: the Stop hook neither touches nor starts a server', async () => {
+    const w = await world(root, 'stop-off');
+    const stop = (env: NodeJS.ProcessEnv) =>
+      runHook(HOOK, w.stopArgs, w.stopInput('s'), env, w.project);
+    expect((await stop(w.direct)).code).toBe(0);
+    await writeFile(join(w.engramHome, 'settings.json'), '{"hookServer":false}');
+    expect((await stop(w.served)).code).toBe(0);
+    await sleep(500);
+    expect(await statuses(w.engramHome)).toEqual([]);
+    // With a server running: neither touches it (the one touch counted is the last hook's).
+    await rm(join(w.engramHome, 'settings.json'));
+    const server = await startServer(w);
+    expect((await stop(w.direct)).code).toBe(0);
+    await writeFile(join(w.engramHome, 'settings.json'), '{"hookServer":false}');
+    expect((await stop(w.served)).code).toBe(0);
+    await rm(join(w.engramHome, 'settings.json'));
+    expect((await stop(w.served)).code).toBe(0);
+    const [socket] = sockets(w.engramHome);
+    const after = await until('the last touch arrives', async () => {
+      const s = await askStatus(socket!);
+      return s !== undefined && s.touched > 0 ? s : undefined;
+    });
+    expect(after).toMatchObject({ pid: server.pid, touched: 1 });
+  });
+
   it('two hooks at once both get the answer', async () => {
     const w = await world(root, 'two');
     const server = await startServer(w);
@@ -493,8 +584,8 @@ describe('the warm hook server', () => {
     expect(sockets(w.engramHome)).toHaveLength(1);
     const viaServer = await runHook(HOOK, w.args, w.input('a'), w.served, w.project);
     expect(viaServer).toEqual(await runHook(HOOK, w.args, w.input('b'), w.direct, w.project));
-    expect((await statuses(w.engramHome))[0]).toEqual({
-      ...one,
+    expect((await statuses(w.engramHome))[0]).toMatchObject({
+      pid: one!.pid,
       served: 1,
       queued: 0,
       running: false,
@@ -571,4 +662,30 @@ process.stdout.write(JSON.stringify({ t: 'req', key, event: 'user-prompt-submit'
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Keep the server at `socket` busy until released, deterministically: clients that each take
+ * their turn and never say go (the server drops each after a few seconds, then the next one's turn
+ * comes), enough of them to outlast any hook a test runs meanwhile. Resolves once the first holds.
+ */
+async function holdServer(w: World, socket: string, holders = 12): Promise<() => void> {
+  const request = `${JSON.stringify(await keyedRequest(w))}\n`;
+  const sockets = Array.from({ length: holders }, () => connect(socket));
+  await new Promise<void>((done) => {
+    for (const holder of sockets) {
+      holder.setEncoding('utf8');
+      holder.on('error', () => undefined);
+      holder.once('data', () => done());
+    }
+    // One after another, so they queue in this order and the first is the one taken.
+    const send = (i: number) => {
+      if (i >= sockets.length) return;
+      sockets[i]!.write(request, () => send(i + 1));
+    };
+    send(0);
+  });
+  return () => {
+    for (const holder of sockets) holder.destroy();
+  };
 }

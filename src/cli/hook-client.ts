@@ -116,3 +116,48 @@ export function askHookServer(
     });
   });
 }
+
+/**
+ * What a touch found: a server took the connection (`touched`; its idle deadline moves when it
+ * reads the message), nothing listens at the door (`absent`: one may be started), or neither in
+ * time (`unknown`: a server may be there, too busy to accept; leave it be).
+ */
+export type HookTouchOutcome = 'touched' | 'absent' | 'unknown';
+
+/** Connection errors that mean no server is listening at the door. */
+const NO_SERVER = new Set(['ENOENT', 'ECONNREFUSED']);
+
+/**
+ * Tell the server at `socketPath` a session is still there, so its idle deadline starts again
+ * (the Stop hook sends it at the end of every assistant turn, right before the next prompt).
+ * Never waits on the server: the message is written once the kernel accepts the connection and
+ * nothing is read back, so a server busy serving another request costs this caller nothing; at
+ * most `connectWaitMs` for the connection itself. Never throws.
+ */
+export function touchHookServer(
+  socketPath: string,
+  key: string,
+  connectWaitMs: number,
+): Promise<HookTouchOutcome> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const socket: Socket = connect(socketPath);
+    const finish = (outcome: HookTouchOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (outcome === 'unknown') socket.destroy();
+      resolve(outcome);
+    };
+    const timer = setTimeout(() => finish('unknown'), connectWaitMs);
+    socket.on('connect', () => {
+      // Sent and closed; the process may exit before the server reads it (the kernel holds it).
+      socket.end(`${JSON.stringify({ t: 'touch', key })}\n`);
+      socket.unref();
+      finish('touched');
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      finish(NO_SERVER.has(error.code ?? '') ? 'absent' : 'unknown'),
+    );
+  });
+}

@@ -12,7 +12,7 @@
  */
 import { fstatSync, readdirSync, readSync, writeSync } from 'node:fs';
 import type { LeanHookCall } from './hook-argv.js';
-import { askHookServer, type HookClientOutcome } from './hook-client.js';
+import { askHookServer, type HookClientOutcome, touchHookServer } from './hook-client.js';
 import {
   budgetAfterWait,
   hookDeadlineMs,
@@ -56,6 +56,12 @@ export { PROMPT_BUDGET_MS } from './hook-deadlines.js';
 
 /** The longest a client waits for a busy server to take its request. */
 const MAX_READY_WAIT_MS = 1_000;
+
+/**
+ * The longest the Stop hook waits for the kernel to accept its touch. A listening server accepts
+ * at once whatever it is doing (the kernel queues the connection); only a full backlog waits.
+ */
+const TOUCH_CONNECT_WAIT_MS = 100;
 
 async function runInProcess(
   call: LeanHookCall,
@@ -181,12 +187,13 @@ export async function launchHook(
   const uid = process.getuid?.() ?? -1;
   const key = build === undefined ? undefined : hookServerKey(processKeyParts(home, build));
   const door = key === undefined || uid < 0 ? undefined : hookDoor(home, key, env, uid);
-  if (
-    hookServerOff(env) ||
-    !SERVED_EVENTS.has(call.event) ||
-    key === undefined ||
-    door === undefined
-  ) {
+  if (hookServerOff(env) || key === undefined || door === undefined) {
+    return runInProcess(call, await processIoFor(entry), entry, home);
+  }
+  if (call.event === 'stop' && call.options.wait !== true && call.options.input === undefined) {
+    return stopAndKeepWarm(call, entry, home, key, door, uid);
+  }
+  if (!SERVED_EVENTS.has(call.event)) {
     return runInProcess(call, await processIoFor(entry), entry, home);
   }
 
@@ -240,6 +247,39 @@ export async function launchHook(
   if (!outcome.busy && ours && report.hookServerAllowed !== false) {
     await startServer(entry, home, door);
   }
+  return code;
+}
+
+/**
+ * The Stop hook as Claude Code runs it at the end of every assistant turn (in-process: it hands
+ * its extraction to a detached process), then a touch of the warm hook server: the next prompt
+ * comes right after this, however long the turn was, so the server's idle time starts again here
+ * (a turn longer than the idle time no longer leaves the next prompt to a cold in-process hook).
+ * No server at the door: one is started for that prompt, as a prompt hook that found none does.
+ * The touch never waits on the server (see `touchHookServer`); `"hookServer": false` in settings
+ * neither touches nor starts one.
+ */
+async function stopAndKeepWarm(
+  call: LeanHookCall,
+  entry: HookEntry,
+  home: string,
+  key: string,
+  door: HookDoor,
+  uid: number,
+): Promise<number> {
+  const report: HookRunReport = {};
+  const code = await runInProcess(call, await processIoFor(entry), entry, home, report);
+  if (report.hookServerAllowed === false) return code;
+  // A door that is not yet trusted gets no message, as it gets no request: a missing or loose one
+  // a new server (re)makes, another user's is left alone.
+  const problem = hookDoorProblem(door.runDir, door.socketPath, uid);
+  const touch =
+    problem === undefined
+      ? await touchHookServer(door.socketPath, key, TOUCH_CONNECT_WAIT_MS)
+      : problem.kind === 'foreign'
+        ? 'unknown'
+        : 'absent';
+  if (touch === 'absent') await startServer(entry, home, door);
   return code;
 }
 

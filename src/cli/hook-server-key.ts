@@ -17,7 +17,10 @@ export { engramHomeFrom } from '../config/engram-home.js';
 /** Bumped when a message changes shape: it is part of the key, so old and new never talk. */
 export const HOOK_SERVER_PROTOCOL = 1;
 
-/** The events the server answers; Stop and PreCompact (model calls, detached work) stay in-process. */
+/**
+ * The events the server answers; Stop and PreCompact (model calls, detached work) stay in-process
+ * (Stop then only touches the server, see `touchHookServer`).
+ */
 export const SERVED_EVENTS: ReadonlySet<string> = new Set(['user-prompt-submit', 'session-start']);
 
 /** How long a server waits for its next request before it exits. */

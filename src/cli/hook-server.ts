@@ -15,7 +15,8 @@
  *   short folder of this user's, see `hookDoor`), mode 0600 in a 0700 folder of this uid (the
  *   kernel lets no other user connect). Bound under a temp name, chmod'ed, then renamed into
  *   place under a lock folder, so a second server racing to start finds the first and exits.
- * - It exits when idle (`ENGRAM_HOOK_SERVER_IDLE_MS`, default 5 minutes), when its home or its
+ * - It exits when idle (`ENGRAM_HOOK_SERVER_IDLE_MS`, default 5 minutes, counted from its last
+ *   request or `touch`: the Stop hook touches it at the end of every turn), when its home or its
  *   socket disappears or is replaced, when the build changes, when a request reached the hook's
  *   deadline (its work may be stuck), or when the settings say `hookServer: false`.
  */
@@ -216,7 +217,10 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
   let running = false;
   let stopping = false;
   let served = 0;
+  let touched = 0;
   let idleTimer: NodeJS.Timeout | undefined;
+  /** When the idle timer fires (epoch ms); undefined while a request is queued or running. */
+  let idleDeadline: number | undefined;
   let watchdog: NodeJS.Timeout | undefined;
   let ino: number | undefined;
   let resolveExit!: (code: number) => void;
@@ -236,7 +240,25 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
         return;
       }
       if (message.t === 'status') {
-        send(socket, { t: 'status', pid: process.pid, served, queued: queue.length, running });
+        send(socket, {
+          t: 'status',
+          pid: process.pid,
+          served,
+          queued: queue.length,
+          running,
+          touched,
+          idleDeadline: idleDeadline ?? null,
+        });
+        socket.end();
+        return;
+      }
+      if (message.t === 'touch') {
+        // A session is still there (its Stop hook ran): the idle time starts again. A touch
+        // while a request is queued or running changes nothing: the idle timer starts after it.
+        if ((message as { key?: unknown }).key === key && !stopping) {
+          touched++;
+          if (!running && queue.length === 0) armIdle();
+        }
         socket.end();
         return;
       }
@@ -253,6 +275,7 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
         return;
       }
       clearTimeout(idleTimer);
+      idleDeadline = undefined;
       queue.push({ socket, request, call: accepted.call, lines });
       void pump();
     });
@@ -262,6 +285,7 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
     if (stopping) return;
     stopping = true;
     clearTimeout(idleTimer);
+    idleDeadline = undefined;
     clearInterval(watchdog);
     // Unlink first, so a new client finds no door and starts a server of its own.
     try {
@@ -279,7 +303,9 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
 
   const armIdle = () => {
     clearTimeout(idleTimer);
-    idleTimer = setTimeout(stop, hookServerIdleMs(process.env));
+    const idleMs = hookServerIdleMs(process.env);
+    idleDeadline = Date.now() + idleMs;
+    idleTimer = setTimeout(stop, idleMs);
   };
 
   async function pump(): Promise<void> {
