@@ -65,8 +65,9 @@ describe('engram eval recall on the labeled sets', () => {
     ['sealed-pipeline-zh', 0.76, 0.78, 18 / 20],
   ];
   // Written blind by the sealed3 helper for #19's acceptance, committed before their first run
-  // (0677ef8) and never tuned on; three gold labels fixed once after it (docs/eval.md):
-  // [set, precision, recall, silence] as measured then.
+  // (0677ef8); three gold labels fixed once after it. Their misses were read for the rules after
+  // the third wave (docs/eval.md), so they are development sets now, like the waves before:
+  // [set, precision, recall, silence] as measured.
   const SEALED3: Array<[string, number, number, number]> = [
     ['sealed3-go-logistics', 24 / 55, 24 / 48, 12 / 18],
     ['sealed3-miniapp-zh', 25 / 51, 25 / 44, 10 / 18],
