@@ -225,3 +225,18 @@ describe('offline ranker quality rules', () => {
     expect(first.some((r) => r.length > 0)).toBe(true);
   });
 });
+
+describe('comparison phrasing', () => {
+  it('does not take the "vs" of a comparison for VS Code, and still finds VS Code by name', () => {
+    const memories = [
+      mem('editor.md', 'User works in Emacs; suggest LSP settings, not VS Code extensions', {
+        type: 'user',
+      }),
+      mem('joins.md', 'Reports join orders to refunds on the ledger id'),
+    ];
+    const pick = (q: string) => rankOffline(q, memories, { nowMs: NOW }).map((r) => r.file);
+    expect(pick('INNER JOIN vs LEFT JOIN')).toEqual([]);
+    expect(pick('staticmethod vs classmethod')).toEqual([]);
+    expect(pick('which VS Code extension formats Go')).toEqual(['editor.md']);
+  });
+});

@@ -17,8 +17,9 @@ const WEAK_WORDS = (
   // "users table" means.
   'add change update fix run write explain show check set work file code project thing user ' +
   'question start step ' +
-  // The phrasing of any comparison ("the difference between X and Y").
-  'between ' +
+  // The phrasing of any comparison ("the difference between X and Y", "X vs Y"); "VS Code" is
+  // still found by the pair the two words make.
+  'between vs versus ' +
   // Negations are kept by the tokenizer (they can carry meaning next to a topic word), but "not"
   // alone ties "will not start" to "real Postgres, not mocks".
   'not never no'
