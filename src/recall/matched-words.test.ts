@@ -76,6 +76,20 @@ describe('matched query words as evidence', () => {
     expect(m).toEqual({ overlap: 1, distinctive: 1, specific: [] });
   });
 
+  it('counts a specific word the memory holds only as a part of something else as everyday', () => {
+    const marks = new Map<string, WordMark>([
+      ['sync', 3],
+      ['once', 3],
+      ['deploi', 2],
+    ]);
+    const m = matchedWords(marks, [], { isPart: (w) => w === 'sync' });
+    expect(m.distinctive).toBe(3);
+    expect(m.specific).toEqual(['once']);
+    // An overlap stays an overlap, an everyday word everyday.
+    const weak = matchedWords(new Map<string, WordMark>([['sync', 1]]), [], { isPart: () => true });
+    expect([weak.distinctive, weak.specific]).toEqual([0, []]);
+  });
+
   it('property: without CJK chains every matched term is one word, worth its own mark', () => {
     const entry = fc.tuple(fc.stringMatching(/^[a-z]{2,6}$/), fc.constantFrom<WordMark>(1, 2, 3));
     fc.assert(

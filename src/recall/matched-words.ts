@@ -39,6 +39,13 @@ export interface MatchedWordsOptions {
    * prompt holds nothing no memory knows (see offline-ranker.ts `holdsTheUnknown`).
    */
   shortIsWeak?: boolean;
+  /**
+   * A query word the memory holds only as something else: the prompt writes it only inside an
+   * identifier and the memory never as code ("sync" of "sync.Once" beside "Argo CD sync"), or the
+   * memory writes it only in an example ("e.g. fix(routing): …"). A specific one counts as
+   * everyday (mark 2). Latin words only: CJK runs are judged above.
+   */
+  isPart?: (word: string) => boolean;
 }
 
 const KATAKANA_RE = /^[\p{Script=Katakana}\u30FC]$/u;
@@ -84,7 +91,8 @@ export function matchedWords(
     }
     close(chain.length);
   }
-  for (const [word, mark] of left) count(word, mark);
+  const isPart = options.isPart;
+  for (const [word, mark] of left) count(word, mark === 3 && isPart?.(word) ? 2 : mark);
   return out;
 }
 

@@ -240,3 +240,35 @@ describe('comparison phrasing', () => {
     expect(pick('which VS Code extension formats Go')).toEqual(['editor.md']);
   });
 });
+
+describe('code identifiers and examples as evidence', () => {
+  const memories = [
+    mem('argo.md', 'Argo CD sync is manual for production; never click sync on a red diff'),
+    mem('freeze.md', 'No deploys during the peak freeze from November 20 to December 31'),
+    mem('commits.md', 'User writes Conventional Commits, e.g. "fix(routing): drop stops"', {
+      type: 'user',
+    }),
+    mem('osrm.md', 'Routing runs OSRM on the OpenStreetMap extract, rebuilt every Sunday'),
+    mem('pgx.md', 'Query Postgres with pgx and hand-written SQL, no ORM'),
+  ];
+  const pick = (q: string, ms = memories) => rankOffline(q, ms, { nowMs: NOW }).map((r) => r.file);
+
+  it('does not take a part of an identifier for the word alone ("sync" of sync.Once)', () => {
+    expect(pick('how does sync.Once work')).toEqual([]);
+    expect(pick('when does argo sync run')).toEqual(['argo.md']);
+  });
+
+  it('counts the parts in full for a memory that writes the identifier as code', () => {
+    const withOnce = [...memories, mem('once.md', 'Lazy clients are built in a sync.Once')];
+    expect(pick('how does sync.Once work', withOnce)).toEqual(['once.md']);
+  });
+
+  it('gives a word a memory writes only in an example half the weight', () => {
+    // "routing" is in the commit note's example only; the routing note is about it.
+    expect(pick('the routing engine ignores a new road')).toEqual(['osrm.md']);
+    const onlyCommits = memories.filter((m) => m.file !== 'osrm.md');
+    expect(pick('the routing engine ignores a new road', onlyCommits)).toEqual([]);
+    // Outside the example the note's words count as before.
+    expect(pick('write the conventional commits message')).toEqual(['commits.md']);
+  });
+});

@@ -43,6 +43,8 @@ import {
   type AnalyzedText,
   analyze,
   cjkBigramChains,
+  codeWords,
+  identifierParts,
   isSingleCjkTerm,
   normalized,
   stemWord,
@@ -405,6 +407,13 @@ function rankerOver(
     }
     return text;
   };
+  // Per memory, the words it writes as code ("sync.Once", "dw_") and those it writes only in an
+  // example, made when first asked (for the memories matching a specific word of a prompt) and
+  // kept: few memories have either, so most entries are null.
+  const code = new Map<number, ReadonlySet<string> | null>();
+  const codeOf = (d: number) => kept(code, d, () => codeWords(textOf(d)));
+  const examples = new Map<number, ReadonlySet<string> | null>();
+  const exampleOf = (d: number) => kept(examples, d, () => exampleOnlyTerms(sorted[d]!));
   // In steps, so a host can compute a new query's match in slices before ranking with it (in a
   // host's first turn, with the code not yet compiled, one match was a long stall of its loop).
   const matchSteps = function* (query: string, commonAbove: number): Generator<void, QueryMatch> {
@@ -431,6 +440,7 @@ function rankerOver(
     scoreGroups(wordIndex, feedbackGroups(wordIndex, words, queryTerms), words, tally);
     const chains = cjkBigramChains(query);
     const shortCjkIsWeak = holdsTheUnknown(groups, chains, wordIndex);
+    const parts = identifierParts(query);
     for (let d = 0; d < n; d++) {
       const marks = tally.marks[d];
       if (!marks) continue;
@@ -438,6 +448,10 @@ function rankerOver(
         isGeneric: isGenericTerm,
         shortIsWeak: shortCjkIsWeak,
         holds: (word) => textOf(d).includes(word),
+        // A part of an identifier the prompt writes ("sync" of "sync.Once") is half a word, unless
+        // the memory writes it as code too; so is a word the memory writes only in an example.
+        isPart: (word) =>
+          (parts.has(word) && !codeOf(d)?.has(word)) || (exampleOf(d)?.has(word) ?? false),
       });
       overlap[d] = matched.overlap;
       distinctive[d] = matched.distinctive;
@@ -520,6 +534,49 @@ function rankerOver(
     return word ? { files: sorted.map((m) => m.file), word, gram: gramSnapshot } : undefined;
   });
   return ranker;
+}
+
+// Where a memory starts an example. "such as" is left out: the list after it is often what the
+// note is about ("databases such as Postgres and MySQL").
+const EXAMPLE_RE = /\b(?:e\.g\.|for example|for instance)/giu;
+
+/**
+ * The terms a memory writes only in examples: the text after "e.g." or "for example" up to the
+ * end of its sentence or bracket. Null when it gives no example (most memories). Pure.
+ */
+function exampleOnlyTerms(memory: RankableMemory): ReadonlySet<string> | null {
+  const text = [memory.name, memory.description, memory.body].filter(Boolean).join('\n');
+  EXAMPLE_RE.lastIndex = 0;
+  if (!EXAMPLE_RE.test(text)) return null;
+  EXAMPLE_RE.lastIndex = 0;
+  const main: string[] = [];
+  const example: string[] = [];
+  let at = 0;
+  for (const m of text.matchAll(EXAMPLE_RE)) {
+    const start = m.index!;
+    if (start < at) continue;
+    main.push(text.slice(at, start));
+    const open = text.lastIndexOf('(', start) > text.lastIndexOf(')', start);
+    const rest = text.slice(start + m[0].length);
+    const stop = open ? rest.search(/\)|\n/) : rest.search(/[.;!?]\s|\n/);
+    const end = stop < 0 ? rest.length : stop;
+    example.push(rest.slice(0, end));
+    at = start + m[0].length + end;
+  }
+  main.push(text.slice(at));
+  const kept = new Set(analyze(main.join(' ')).terms);
+  const only = new Set(analyze(example.join(' ')).terms.filter((t) => !kept.has(t)));
+  return only.size > 0 ? only : null;
+}
+
+/** `map`'s value for `d`, made by `make` when missing and kept. */
+function kept<V>(map: Map<number, V>, d: number, make: () => V): V {
+  let value = map.get(d);
+  if (value === undefined) {
+    value = make();
+    map.set(d, value);
+  }
+  return value;
 }
 
 const isNumber = (word: string) => /^[0-9]+$/.test(word);

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { stem as porterStem } from './lexical/stem.js';
-import { analyze, cjkBigramChains, isStopWord, tokenize } from './tokenize.js';
+import {
+  analyze,
+  cjkBigramChains,
+  codeWords,
+  identifierParts,
+  isStopWord,
+  tokenize,
+} from './tokenize.js';
 
 describe('tokenize', () => {
   it('folds case, drops punctuation, possessives and stop words, and stems', () => {
@@ -112,5 +119,25 @@ describe('CJK chains', () => {
       ['类型'],
     ]);
     expect(cjkBigramChains('plain English only')).toEqual([]);
+  });
+});
+
+describe('identifiers', () => {
+  it('gives the words a prompt writes only inside dotted or snake_case identifiers', () => {
+    expect([...identifierParts('how does sync.Once work')].sort()).toEqual(['onc', 'sync']);
+    expect([...identifierParts('rename eta to arrival_estimate')].sort()).toEqual([
+      'arriv',
+      'estim',
+    ]);
+    // Written alone too, the word is the word.
+    expect([...identifierParts('sync.Once and the sync job')]).toEqual(['onc']);
+    expect(identifierParts('deploy the billing service. Then tell me').size).toBe(0);
+    expect(identifierParts('the hard-code rule').size).toBe(0);
+  });
+
+  it('gives the words a memory writes as code, a prefix with an underscore included', () => {
+    expect([...(codeWords('Use sync.Once for lazy init') ?? [])].sort()).toEqual(['onc', 'sync']);
+    expect([...(codeWords('dw_ 开头的核心表要评审') ?? [])]).toEqual(['dw']);
+    expect(codeWords('Argo CD sync runs every 3 minutes. Do not click sync')).toBeNull();
   });
 });

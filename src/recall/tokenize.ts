@@ -211,3 +211,45 @@ export function cjkBigramChains(text: string): string[][] {
 export function isSingleCjkTerm(term: string): boolean {
   return CJK_RE.test(term) && Array.from(term).length === 1;
 }
+
+// An identifier written as code: words joined by dots, underscores or "::" ("sync.Once",
+// "arrival_estimate", "torch.no_grad").
+const WORD = `(?:(?![${CJK}])[\\p{L}\\p{N}])+`;
+const IDENTIFIER_RE = new RegExp(`${WORD}(?:(?:[._]|::)${WORD})+`, 'gu');
+// The same, or a word with an underscore at either end (a prefix such as "dw_" for "dw_ tables").
+const CODE_RE = new RegExp(`${WORD}(?:(?:[._]|::)${WORD})+|_${WORD}|${WORD}_`, 'gu');
+
+const stemOf = (word: string) => stemWord(NUMBER_WORDS.get(word) ?? word);
+
+function partsOf(text: string, re: RegExp): Set<string> {
+  const parts = new Set<string>();
+  for (const match of text.matchAll(re))
+    for (const word of match[0].split(/[._:]+/))
+      if (word && !STOP_WORDS.has(word)) parts.add(stemOf(word));
+  return parts;
+}
+
+/**
+ * The words `text` writes only as parts of an identifier ("sync" and "once" in "how does sync.Once
+ * work", not "sync" in "sync.Once and the sync job"), as stems. Such a part names something else
+ * than the word alone: "sync.Once" is no Argo CD sync.
+ */
+export function identifierParts(text: string): Set<string> {
+  const norm = normalized(text);
+  if (!/[._:]/.test(norm)) return new Set();
+  const parts = partsOf(norm, IDENTIFIER_RE);
+  if (parts.size === 0) return parts;
+  for (const word of norm.replace(IDENTIFIER_RE, ' ').match(RUN_RE) ?? [])
+    parts.delete(stemOf(word));
+  return parts;
+}
+
+/**
+ * The words `text` writes as code, as stems: parts of an identifier ("sync.Once") or words with an
+ * underscore at one end ("dw_" tables). Null when there are none.
+ */
+export function codeWords(text: string): Set<string> | null {
+  if (!/[._:]/.test(text)) return null;
+  const words = partsOf(normalized(text), CODE_RE);
+  return words.size > 0 ? words : null;
+}
