@@ -62,16 +62,16 @@ describe('engram eval recall on the labeled sets', () => {
     ['sealed-game-ja', 0.83, 0.65, 16 / 18],
     ['sealed-mobile', 0.82, 0.73, 22 / 22],
     ['sealed-oss-lib', 0.71, 0.64, 16 / 18],
-    ['sealed-pipeline-zh', 0.76, 0.78, 18 / 20],
+    ['sealed-pipeline-zh', 0.78, 0.78, 18 / 20],
   ];
   // Written blind by the sealed3 helper for #19's acceptance, committed before their first run
   // (0677ef8); three gold labels fixed once after it. Their misses were read for the rules after
   // the third wave (docs/eval.md), so they are development sets now, like the waves before:
   // [set, precision, recall, silence] as measured.
   const SEALED3: Array<[string, number, number, number]> = [
-    ['sealed3-go-logistics', 24 / 55, 24 / 48, 12 / 18],
+    ['sealed3-go-logistics', 24 / 50, 24 / 48, 13 / 18],
     ['sealed3-miniapp-zh', 25 / 51, 25 / 44, 10 / 18],
-    ['sealed3-ml-airflow', 23 / 54, 23 / 40, 11 / 18],
+    ['sealed3-ml-airflow', 23 / 50, 23 / 40, 15 / 18],
     ['sealed3-devops-ja', 20 / 49, 20 / 42, 8 / 18],
   ];
   // Written blind by the sealed4 helper for #19's acceptance, committed before their first run
@@ -88,7 +88,7 @@ describe('engram eval recall on the labeled sets', () => {
   const SEALED2: Array<[string, number, number, number]> = [
     ['sealed2-data-science-zh', 24 / 55, 24 / 38, 12 / 18],
     ['sealed2-embedded-en', 16 / 57, 16 / 45, 9 / 18],
-    ['sealed2-fintech-api', 22 / 60, 22 / 44, 8 / 18],
+    ['sealed2-fintech-api', 22 / 57, 22 / 44, 9 / 18],
     ['sealed2-web-ko-ja', 20 / 50, 20 / 46, 12 / 18],
   ];
   for (const [name, precision, recall, silence] of [
