@@ -76,11 +76,12 @@ describe('engram eval recall on the labeled sets', () => {
   ];
   // Written blind by the sealed4 helper for #19's acceptance, committed before their first run
   // (fa2f7ae) and never tuned on; two gold labels fixed once after it (docs/eval.md):
-  // [set, precision, recall, silence] as measured then, the same at 214f99c and at 03d4da8.
+  // [set, precision, recall, silence] as measured after the identifier, "vs" and example rules
+  // (chosen on the other seventeen sets; measured here once, by the lead, after they were fixed).
   const SEALED4: Array<[string, number, number, number]> = [
-    ['sealed4-rails-saas', 24 / 62, 24 / 48, 8 / 18],
-    ['sealed4-rust-engine', 29 / 56, 29 / 45, 10 / 18],
-    ['sealed4-spring-zh', 29 / 61, 29 / 49, 13 / 18],
+    ['sealed4-rails-saas', 24 / 54, 24 / 48, 12 / 18],
+    ['sealed4-rust-engine', 29 / 55, 29 / 45, 10 / 18],
+    ['sealed4-spring-zh', 28 / 60, 28 / 49, 13 / 18],
     ['sealed4-android-ko', 29 / 51, 29 / 46, 10 / 18],
   ];
   // Written blind in the wave before; the generic-vocabulary work read their misses, so they are
