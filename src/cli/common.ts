@@ -13,6 +13,7 @@ import type { MemoryDirResolution } from '../memdir/index.js';
 import { createEngram } from '../runtime/create-engram.js';
 import type { Engram } from '../runtime/types.js';
 import { EngramError } from '../util/errors.js';
+import { sameDirectory } from '../util/same-directory.js';
 import type { CliIo } from './io.js';
 
 export interface CommonOptions {
@@ -65,6 +66,7 @@ export function memoryChainFor(
   return resolveMemoryChain({
     project: { dir: resolution.path, trusted: resolution.writeWithoutPrompt },
     engramHome: engramHome(environmentFor(io, options)),
+    sameDir: sameDirectory,
   });
 }
 

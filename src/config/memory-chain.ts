@@ -39,6 +39,11 @@ export interface MemoryChainInput {
   engramHome: string;
   /** Leave the user layer out (a host that wants project memory only). */
   user?: boolean;
+  /**
+   * Whether two directories are one (callers with a disk pass `sameDirectory`, which sees through
+   * symlinks); by default the paths as written are compared.
+   */
+  sameDir?: (a: string, b: string) => boolean;
 }
 
 /** The ordered layers recall and the system prompt draw on. A layer never appears twice. Pure. */
@@ -47,7 +52,10 @@ export function resolveMemoryChain(input: MemoryChainInput): MemoryLayer[] {
     { layer: 'project', dir: input.project.dir, trusted: input.project.trusted },
   ];
   const user = userMemoryDir(input.engramHome);
-  if (input.user !== false && user !== input.project.dir) {
+  const same = input.sameDir ?? ((a: string, b: string) => a === b);
+  // A project directory that is the user layer's (`--dir ~/.engram/user/memory`, or a link to it)
+  // is that one layer, never the same memories twice.
+  if (input.user !== false && !same(user, input.project.dir)) {
     layers.push({ layer: 'user', dir: user, trusted: true });
   }
   return layers;

@@ -1,4 +1,4 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { homedir as osHomedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -39,6 +39,7 @@ import {
 } from '../recall/index.js';
 import { systemClock } from '../util/clock.js';
 import { EngramError } from '../util/errors.js';
+import { sameDirectory } from '../util/same-directory.js';
 import { openEngramSession } from './session.js';
 import { projectSessionLister } from './sessions.js';
 import type { Engram, EngramOptions, RecallRequest } from './types.js';
@@ -60,18 +61,6 @@ function memoryDirOf(environment: EngramEnvironment, options: EngramOptions): Me
     environment,
     options.memoryDirFlag !== undefined ? { flag: options.memoryDirFlag } : {},
   );
-}
-
-/** The same directory by resolved real path (a path that does not exist yet compares as given). */
-function sameDirectory(a: string, b: string): boolean {
-  const real = (p: string) => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return resolve(p);
-    }
-  };
-  return resolve(a) === resolve(b) || real(a) === real(b);
 }
 
 /**
@@ -96,6 +85,7 @@ export function createEngram(options: EngramOptions = {}): Engram {
   const memoryChain = resolveMemoryChain({
     project: { dir: memoryDir, trusted: resolution.writeWithoutPrompt },
     engramHome: engramHome(environment),
+    sameDir: sameDirectory,
     ...(options.userLayer === false ? { user: false } : {}),
   });
   const clock = options.clock ?? systemClock;

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, symlinkSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,5 +54,19 @@ describe('the memory chain in the runtime', () => {
     expect(prompt).toContain('[backend engineer](backend-engineer.md)');
     expect(prompt).not.toContain('react-migration.md');
     expect(prompt.indexOf('# Memory index')).toBeLessThan(prompt.indexOf('# User memory index'));
+  });
+
+  it('takes a project directory that links to the user layer for that one layer, never both', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'engram-chain-link-'));
+    const env = { ENGRAM_HOME: join(home, '.engram'), ENGRAM_MANAGED_DIR: join(home, 'managed') };
+    const inHome = createEngram({ cwd: home, env, homedir: home });
+    await inHome.saveMemory({ ...fact, scope: 'user' });
+    const link = join(home, 'user-memory-link');
+    symlinkSync(userMemoryDir(join(home, '.engram')), link);
+
+    const viaLink = createEngram({ cwd: home, env, homedir: home, memoryDir: link });
+    expect(viaLink.memoryChain.map((l) => l.layer)).toEqual(['project']);
+    const result = await viaLink.recall({ query: 'explain React hooks to me', log: false });
+    expect(result.selected.map((m) => m.file)).toEqual(['backend-engineer.md']);
   });
 });
