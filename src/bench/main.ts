@@ -3,7 +3,7 @@
  * `npm run bench`: the read path against the filesystem floor (synchronous readdir + stat + 4 KB
  * head read of every file, in this process, interleaved with the contenders), whole processes
  * against `node -e ''`, and engram's MCP server against `@modelcontextprotocol/server-memory`.
- * Options: --sizes 200,2000 --runs N (in-process samples per size) --json
+ * Options: --sizes 200,2000 --runs N (in-process samples per size) --json --help (`args.ts`)
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEADER_CACHE_FILE } from '../memdir/header-cache.js';
 import { loadCandidates, recall } from '../recall/index.js';
+import { BENCH_USAGE, parseBenchArgs } from './args.js';
 import { filesystemFloor, statFloor } from './floor.js';
 import { formatTables } from './format.js';
 import { generateMemories, writeBenchDirectory } from './generate.js';
@@ -304,25 +305,19 @@ async function benchSize(size: number, runs: ReturnType<typeof runsFor>): Promis
   }
 }
 
-function parseArgs(argv: readonly string[]) {
-  const get = (flag: string) => {
-    const i = argv.indexOf(flag);
-    return i >= 0 ? argv[i + 1] : undefined;
-  };
-  const sizes = get('--sizes')
-    ?.split(',')
-    .map(Number)
-    .filter((n) => Number.isInteger(n) && n > 0);
-  const runs = get('--runs');
-  return {
-    sizes: sizes && sizes.length > 0 ? sizes : DEFAULT_SIZES,
-    runs: runs === undefined ? undefined : Math.max(1, Number(runs)),
-    json: argv.includes('--json'),
-  };
-}
-
 async function main(): Promise<void> {
-  const args = parseArgs(process.argv.slice(2));
+  let args: ReturnType<typeof parseBenchArgs>;
+  try {
+    args = parseBenchArgs(process.argv.slice(2), DEFAULT_SIZES);
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n\n${BENCH_USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (args.help) {
+    process.stdout.write(BENCH_USAGE);
+    return;
+  }
   const rows: BenchRow[] = [];
   const started = Date.now();
   for (const size of args.sizes) {
