@@ -450,9 +450,12 @@ describe('the warm hook server', () => {
     const afterKill = await runHook(HOOK, w.args, w.input('ref'), w.served, w.project);
     expect(afterKill).toEqual(await reference());
     // ... and that hook started a new server in its place.
-    const second = await until('a new server answers', async () => {
+    // Warm (its warm-up over): a server killed during it would leave its temp folder behind.
+    const second = await until('a new server answers, warm', async () => {
       const [s] = await statuses(w.engramHome);
-      return s !== undefined && s.pid !== first.pid ? s : undefined;
+      return s !== undefined && s.pid !== first.pid && s.warm !== 'pending' && s.warm !== 'running'
+        ? s
+        : undefined;
     });
 
     // Dies while a hook waits on it: stopped, the hook connects, then it is killed.
