@@ -8,7 +8,6 @@ import {
   cp,
   mkdir,
   mkdtemp,
-  readdir,
   readFile,
   rm,
   unlink,
@@ -57,9 +56,6 @@ interface Status {
   served: number;
   running: boolean;
   touched: number;
-  /** Its warm-up (src/cli/hook-warm-up.ts): pending, running, done, or skipped. */
-  warm: string;
-  queuedBehindWarmUp: number;
   /** When it exits if nothing comes (epoch ms); null while a request is queued or running. */
   idleDeadline: number | null;
 }
@@ -188,34 +184,11 @@ async function world(root: string, name: string) {
 
 type World = Awaited<ReturnType<typeof world>>;
 
-/**
- * Run the first hook (in-process; it starts a server) and wait until the server answers and has
- * warmed itself (so a test's first request never waits behind the warm-up).
- */
+/** Run the first hook (in-process; it starts a server) and wait until the server answers. */
 async function startServer(w: World, env = w.served, entry = HOOK): Promise<Status> {
   const first = await runHook(entry, w.args, w.input('warm-up'), env, w.project);
   expect(first.code, first.stderr).toBe(0);
-  return warmStatus(w);
-}
-
-/** The server's status once it has warmed itself (or skipped it). */
-function warmStatus(w: World): Promise<Status> {
-  return until('the server answers, warm', async () => {
-    const [status] = await statuses(w.engramHome);
-    return status && status.warm !== 'pending' && status.warm !== 'running' ? status : undefined;
-  });
-}
-
-/** The prompt hook's argv with the memory directory left as `<memory>`. */
-const w0Args = () => ['hook', 'user-prompt-submit', '--dir', '<memory>', '--no-model'];
-
-/** Every path under `dir`, relative, sorted (what a folder holds). */
-async function tree(dir: string): Promise<string[]> {
-  try {
-    return (await readdir(dir, { recursive: true })).map(String).sort();
-  } catch {
-    return [];
-  }
+  return until('the server answers', async () => (await statuses(w.engramHome))[0]);
 }
 
 async function stopAll() {
@@ -302,59 +275,6 @@ describe('the warm hook server', () => {
     expect((await statuses(w.engramHome))[0]?.served).toBe(served + 1);
   });
 
-  it('warms itself in a temp folder it removes, leaving nothing in the homes, and then answers as in-process', async () => {
-    const w = await world(root, 'warm-up');
-    const tmp = join(w.top, 'tmp');
-    await mkdir(tmp);
-    const env = { ...w.served, TMPDIR: tmp };
-    const first = await runHook(HOOK, w.args, w.input('first'), env, w.project);
-    expect(first.code, first.stderr).toBe(0);
-    const homeBefore = (await tree(w.home)).filter((p) => !p.startsWith('.engram/run'));
-    const server = await until('the server has warmed itself', async () => {
-      const [status] = await statuses(w.engramHome);
-      return status?.warm === 'done' ? status : undefined;
-    });
-    expect(server.served).toBe(0);
-    // Its folder is gone, and nothing of it landed in the home or the engram home (no recall log
-    // line, no session file, no notice).
-    expect(await tree(tmp)).toEqual([]);
-    expect((await tree(w.home)).filter((p) => !p.startsWith('.engram/run'))).toEqual(homeBefore);
-    const viaServer = await runHook(HOOK, w.args, w.input('a'), env, w.project);
-    const inProcess = await runHook(
-      HOOK,
-      w.args,
-      w.input('b'),
-      { ...w.direct, TMPDIR: tmp },
-      w.project,
-    );
-    expect(viaServer).toEqual(inProcess);
-    expect(viaServer.stdout).toContain('pods.md');
-    expect((await statuses(w.engramHome))[0]?.served).toBe(1);
-  });
-
-  it('a request that arrives while the server warms itself waits for it and is answered', async () => {
-    // The request is sent as soon as the door appears; a fast warm-up may be over by then, so up to
-    // five fresh servers are tried until one request lands during a warm-up.
-    const args = [...w0Args(), '--budget-ms', '8000'];
-    let caught = false;
-    for (let attempt = 0; attempt < 5 && !caught; attempt++) {
-      const w = await world(root, `warm-up-race-${attempt}`);
-      const wargs = args.map((a) => (a === '<memory>' ? w.memory : a));
-      const first = await runHook(HOOK, wargs, w.input('first'), w.served, w.project);
-      expect(first.code, first.stderr).toBe(0);
-      await until('the door appears', () => sockets(w.engramHome).length > 0 || undefined);
-      const viaServer = await runHook(HOOK, wargs, w.input('a'), w.served, w.project);
-      const inProcess = await runHook(HOOK, wargs, w.input('b'), w.direct, w.project);
-      expect(viaServer).toEqual(inProcess);
-      expect(viaServer.code, viaServer.stderr).toBe(0);
-      const [status] = await statuses(w.engramHome);
-      if (status!.queuedBehindWarmUp === 0) continue;
-      caught = true;
-      expect(status).toMatchObject({ warm: 'done', served: 1 });
-    }
-    expect(caught, 'a request arrived during a warm-up').toBe(true);
-  });
-
   it('a served hook process loads no engram code but its own small file', async () => {
     const w = await world(root, 'lean');
     const log = join(w.top, 'loaded.json');
@@ -373,7 +293,7 @@ describe('the warm hook server', () => {
     const run = (session: string) =>
       runHook('-r', [recorder, HOOK, ...w.args], w.input(session), env, w.project);
     await run('warm-up');
-    const server = await warmStatus(w);
+    const server = await until('the server answers', async () => (await statuses(w.engramHome))[0]);
     const served = await run('a');
     expect(served).toEqual(await runHook(HOOK, w.args, w.input('b'), w.direct, w.project));
     expect((await statuses(w.engramHome))[0]?.served).toBe(server.served + 1);
@@ -424,8 +344,7 @@ describe('the warm hook server', () => {
     const server = await until('the server answers', async () => {
       for (const door of doors()) {
         const status = await askStatus(door);
-        if (status !== undefined && status.warm !== 'pending' && status.warm !== 'running')
-          return status;
+        if (status !== undefined) return status;
       }
       return undefined;
     });
@@ -450,12 +369,9 @@ describe('the warm hook server', () => {
     const afterKill = await runHook(HOOK, w.args, w.input('ref'), w.served, w.project);
     expect(afterKill).toEqual(await reference());
     // ... and that hook started a new server in its place.
-    // Warm (its warm-up over): a server killed during it would leave its temp folder behind.
-    const second = await until('a new server answers, warm', async () => {
+    const second = await until('a new server answers', async () => {
       const [s] = await statuses(w.engramHome);
-      return s !== undefined && s.pid !== first.pid && s.warm !== 'pending' && s.warm !== 'running'
-        ? s
-        : undefined;
+      return s !== undefined && s.pid !== first.pid ? s : undefined;
     });
 
     // Dies while a hook waits on it: stopped, the hook connects, then it is killed.
@@ -518,7 +434,10 @@ describe('the warm hook server', () => {
     // No server yet: the Stop hook starts one for the next prompt.
     const first = await stop(w.served);
     expect(first.code, first.stderr).toBe(0);
-    const started = await warmStatus(w);
+    const started = await until(
+      'the server answers',
+      async () => (await statuses(w.engramHome))[0],
+    );
     expect(started).toMatchObject({ served: 0, touched: 0 });
     expect(typeof started.idleDeadline).toBe('number');
     // With a server: the Stop hook touches it and its idle deadline moves; no hook is run there.
@@ -692,12 +611,7 @@ describe('the warm hook server', () => {
       const { ENGRAM_NO_DAEMON: _, ...env } = c.env;
       const direct = { ...env, ENGRAM_NO_DAEMON: '1' };
       const first = await runHook(HOOK, args, input('a'), env, c.project);
-      await until('the server answers, warm', async () => {
-        const [status] = await statuses(c.engramHome);
-        return status && status.warm !== 'pending' && status.warm !== 'running'
-          ? status
-          : undefined;
-      });
+      await until('the server answers', async () => (await statuses(c.engramHome))[0]);
       for (const dirArgs of [[], ['--dir', c.memory]]) {
         const viaServer = await runHook(HOOK, [...args, ...dirArgs], input('b'), env, c.project);
         const inProcess = await runHook(HOOK, [...args, ...dirArgs], input('c'), direct, c.project);

@@ -15,8 +15,6 @@
  *   short folder of this user's, see `hookDoor`), mode 0600 in a 0700 folder of this uid (the
  *   kernel lets no other user connect). Bound under a temp name, chmod'ed, then renamed into
  *   place under a lock folder, so a second server racing to start finds the first and exits.
- * - Once listening, it warms itself (hook-warm-up.ts) unless a request came first; requests
- *   arriving meanwhile wait behind it as behind any request.
  * - It exits when idle (`ENGRAM_HOOK_SERVER_IDLE_MS`, default 5 minutes, counted from its last
  *   request or `touch`: the Stop hook touches it at the end of every turn), when its home or its
  *   socket disappears or is replaced, when the build changes, when a request reached the hook's
@@ -37,7 +35,6 @@ import {
   processKeyParts,
   SERVED_EVENTS,
 } from './hook-server-key.js';
-import { hookWarmUpWanted, warmUpHookServer } from './hook-warm-up.js';
 import type { CliIo } from './io.js';
 
 export interface ServeHooksOptions {
@@ -220,10 +217,6 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
   let running = false;
   let stopping = false;
   let served = 0;
-  /** The warm-up's state, for `status`: skipped when a request came first (or it is off). */
-  let warm: 'pending' | 'running' | 'done' | 'skipped' = 'pending';
-  /** Requests that arrived while the warm-up ran (they wait for it). */
-  let queuedBehindWarmUp = 0;
   let touched = 0;
   let idleTimer: NodeJS.Timeout | undefined;
   /** When the idle timer fires (epoch ms); undefined while a request is queued or running. */
@@ -254,8 +247,6 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
           queued: queue.length,
           running,
           touched,
-          warm,
-          queuedBehindWarmUp,
           idleDeadline: idleDeadline ?? null,
         });
         socket.end();
@@ -285,7 +276,6 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
       }
       clearTimeout(idleTimer);
       idleDeadline = undefined;
-      if (warm === 'running') queuedBehindWarmUp++;
       queue.push({ socket, request, call: accepted.call, lines });
       void pump();
     });
@@ -330,31 +320,6 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
       running = false;
     }
     if (stopping) resolveExit(0);
-    else armIdle();
-  }
-
-  /**
-   * Run the hook once over a synthetic directory (hook-warm-up.ts) while nothing is waiting.
-   * Requests arriving meanwhile queue as behind any request, and are served right after it.
-   */
-  async function warmUp(): Promise<void> {
-    if (running || queue.length > 0 || stopping || !hookWarmUpWanted(process.env)) {
-      warm = 'skipped';
-      return;
-    }
-    running = true;
-    warm = 'running';
-    // Idle time counts from the end of the warm-up, as from the end of a request.
-    clearTimeout(idleTimer);
-    idleDeadline = undefined;
-    try {
-      await warmUpHookServer(options.mainPath);
-    } finally {
-      warm = 'done';
-      running = false;
-    }
-    if (stopping) resolveExit(0);
-    else if (queue.length > 0) void pump();
     else armIdle();
   }
 
@@ -437,7 +402,5 @@ export async function serveHooks(options: ServeHooksOptions): Promise<number> {
   armIdle();
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-  // Once listening, on the next turn of the loop: a request already accepted goes first.
-  setImmediate(() => void warmUp());
   return exited;
 }
