@@ -337,11 +337,24 @@ function blobWriter() {
 /** Headers stringified in one call while the cache file is made. */
 const HEADERS_PER_TEXT = 128;
 
-/** The file's bytes, built a slice at a time: a long-running host's loop keeps turning meanwhile. */
-async function toBytes(cache: DirectoryCache, entries: Map<string, CacheEntry>): Promise<Buffer> {
-  const n = entries.size;
-  const files: string[] = [];
-  const headers: MemoryHeader[] = [];
+/** Each entry's identity, trust and derived data, packed as the file and the transfer both hold them. */
+interface PackedEntries {
+  ids: Float64Array;
+  trusted: Uint8Array;
+  derivedParts: Uint8Array[];
+  derivedStarts: Int32Array;
+  derivedSize: number;
+}
+
+/**
+ * Pack `entries` a slice at a time (a long-running host's loop keeps turning meanwhile);
+ * `each` sees every entry first, in order (the caller gathers its file names and headers).
+ */
+async function packEntries(
+  entries: Iterable<[string, CacheEntry]>,
+  n: number,
+  each: (file: string, e: CacheEntry) => void,
+): Promise<PackedEntries> {
   const ids = new Float64Array(4 * n);
   const trusted = new Uint8Array(n);
   const derivedParts: Uint8Array[] = [];
@@ -350,8 +363,7 @@ async function toBytes(cache: DirectoryCache, entries: Map<string, CacheEntry>):
   let i = 0;
   let sliceStart = performance.now();
   for (const [file, e] of entries) {
-    files.push(file);
-    headers.push(e.header);
+    each(file, e);
     ids.set([e.id.size, e.id.mtimeMs, e.id.ctimeMs, e.id.ino], 4 * i);
     trusted[i] = e.trusted ? 1 : 0;
     const bytes = untouchedDerived.get(e) ?? Buffer.from(JSON.stringify(e.derived));
@@ -365,6 +377,22 @@ async function toBytes(cache: DirectoryCache, entries: Map<string, CacheEntry>):
     }
   }
   derivedStarts[n] = derivedSize;
+  return { ids, trusted, derivedParts, derivedStarts, derivedSize };
+}
+
+/** The file's bytes, built a slice at a time: a long-running host's loop keeps turning meanwhile. */
+async function toBytes(cache: DirectoryCache, entries: Map<string, CacheEntry>): Promise<Buffer> {
+  const n = entries.size;
+  const files: string[] = [];
+  const headers: MemoryHeader[] = [];
+  const { ids, trusted, derivedParts, derivedStarts, derivedSize } = await packEntries(
+    entries,
+    n,
+    (file, e) => {
+      files.push(file);
+      headers.push(e.header);
+    },
+  );
   await yieldToLoop();
   const blobs = blobWriter();
   const meta: Omit<FileMeta, 'headers'> = {
@@ -380,7 +408,7 @@ async function toBytes(cache: DirectoryCache, entries: Map<string, CacheEntry>):
   // The headers are most of the text: stringified a slice at a time (one JSON.stringify of every
   // header was one of the longest pauses a host's first turn saw), then spliced into the object.
   const headerTexts: string[] = [];
-  sliceStart = performance.now();
+  let sliceStart = performance.now();
   for (let from = 0; from < headers.length; from += HEADERS_PER_TEXT) {
     headerTexts.push(JSON.stringify(headers.slice(from, from + HEADERS_PER_TEXT)).slice(1, -1));
     if (performance.now() - sliceStart > SLICE_MS) {
@@ -506,17 +534,10 @@ export async function cacheTransferOf(
   cache: DirectoryCache,
 ): Promise<{ transfer: CacheTransfer; buffers: ArrayBuffer[] }> {
   const n = cache.entries.size;
-  const ids = new Float64Array(4 * n);
-  const trusted = new Uint8Array(n);
-  const derivedStarts = new Int32Array(n + 1);
   const headerStarts = new Int32Array(Math.ceil(n / HEADERS_PER_TEXT) + 1);
-  const derivedParts: Uint8Array[] = [];
   const headerParts: Buffer[] = [];
-  let derivedSize = 0;
   let headerSize = 0;
   let piece: MemoryHeader[] = [];
-  let i = 0;
-  let sliceStart = performance.now();
   const flush = () => {
     const text = Buffer.from(JSON.stringify(piece));
     headerParts.push(text);
@@ -524,23 +545,15 @@ export async function cacheTransferOf(
     headerStarts[headerParts.length] = headerSize;
     piece = [];
   };
-  for (const e of cache.entries.values()) {
-    piece.push(e.header);
-    if (piece.length === HEADERS_PER_TEXT) flush();
-    ids.set([e.id.size, e.id.mtimeMs, e.id.ctimeMs, e.id.ino], 4 * i);
-    trusted[i] = e.trusted ? 1 : 0;
-    const bytes = untouchedDerived.get(e) ?? Buffer.from(JSON.stringify(e.derived));
-    derivedStarts[i] = derivedSize;
-    derivedParts.push(bytes);
-    derivedSize += bytes.length;
-    i++;
-    if ((i & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
-      await yieldToLoop();
-      sliceStart = performance.now();
-    }
-  }
+  const { ids, trusted, derivedParts, derivedStarts, derivedSize } = await packEntries(
+    cache.entries,
+    n,
+    (_file, e) => {
+      piece.push(e.header);
+      if (piece.length === HEADERS_PER_TEXT) flush();
+    },
+  );
   if (piece.length > 0) flush();
-  derivedStarts[n] = derivedSize;
   // Fresh buffers of their own (never Node's shared pool), so they can be transferred.
   const own = (parts: Uint8Array[], size: number) => {
     const out = new Uint8Array(new ArrayBuffer(size));
