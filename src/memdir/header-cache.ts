@@ -101,9 +101,14 @@ export function directoryCache(dir: string, options: { persisted?: boolean } = {
     dirty: false,
     removed: new Set(),
   };
-  kept.set(dir, cache);
-  while (kept.size > DIRECTORIES_KEPT) kept.delete(kept.keys().next().value!);
+  keep(cache);
   return cache;
+}
+
+/** Keep `cache` in memory as its directory's, the least recently used going past DIRECTORIES_KEPT. */
+function keep(cache: DirectoryCache): void {
+  kept.set(cache.dir, cache);
+  while (kept.size > DIRECTORIES_KEPT) kept.delete(kept.keys().next().value!);
 }
 
 /** Forget every directory kept in memory (tests; a host that wants the memory back). */
@@ -230,18 +235,13 @@ function decodeCacheFile(dir: string, bytes: Buffer): DirectoryCache | undefined
   if (starts.length !== n + 1 || starts[n] !== derived.length) return;
   const entries = new Map<string, CacheEntry>();
   const prefix = pathPrefix(dir);
+  const packed = { ids, trusted, derived, starts };
   for (let i = 0; i < n; i++) {
     const file = files[i];
     const header = headers[i];
     if (typeof file !== 'string' || !isHeaderOf(header, file)) continue;
     if (!(starts[i]! <= starts[i + 1]!)) return;
-    const mtimeMs = ids[4 * i + 1]!;
-    const id = { size: ids[4 * i]!, mtimeMs, ctimeMs: ids[4 * i + 2]!, ino: ids[4 * i + 3]! };
-    const own = { ...header, path: prefix + file, mtimeMs };
-    entries.set(
-      file,
-      entryWithLazyDerived(id, trusted[i] === 1, own, derived.subarray(starts[i], starts[i + 1])),
-    );
+    entries.set(file, packedEntry(packed, i, prefix + file, header));
   }
   const artifacts = new Map<string, { generation: string; value: unknown }>();
   if (typeof meta.artifacts === 'object' && meta.artifacts !== null) {
@@ -255,6 +255,28 @@ function decodeCacheFile(dir: string, bytes: Buffer): DirectoryCache | undefined
   }
   const generation = typeof meta.generation === 'string' ? meta.generation : newGeneration();
   return { dir, entries, generation, artifacts, dirty: false, removed: new Set() };
+}
+
+/**
+ * Entry `i` of packed entries (the cache file's, a worker's transfer): its identity from `ids`, its
+ * header given this process's path and the identity's mtime, its derived data read when asked.
+ */
+function packedEntry(
+  packed: { ids: Float64Array; trusted: Uint8Array; derived: Uint8Array; starts: Int32Array },
+  i: number,
+  path: string,
+  header: MemoryHeader,
+): CacheEntry {
+  const { ids, trusted, derived, starts } = packed;
+  const mtimeMs = ids[4 * i + 1]!;
+  const id = { size: ids[4 * i]!, mtimeMs, ctimeMs: ids[4 * i + 2]!, ino: ids[4 * i + 3]! };
+  const own = { ...header, path, mtimeMs };
+  return entryWithLazyDerived(
+    id,
+    trusted[i] === 1,
+    own,
+    derived.subarray(starts[i], starts[i + 1]),
+  );
 }
 
 function isHeaderOf(header: unknown, file: string): header is MemoryHeader {
@@ -621,6 +643,7 @@ export async function adoptCacheTransfer(t: CacheTransfer): Promise<boolean> {
   const text = Buffer.from(headerText.buffer, headerText.byteOffset, headerText.length);
   const entries = new Map<string, CacheEntry>();
   const prefix = pathPrefix(t.dir);
+  const packed = { ids, trusted, derived, starts };
   let i = 0;
   let sliceStart = performance.now();
   try {
@@ -631,11 +654,7 @@ export async function adoptCacheTransfer(t: CacheTransfer): Promise<boolean> {
         if (i >= n || !(starts[i]! <= starts[i + 1]!)) return false;
         const file = (header as { file?: unknown } | null)?.file;
         if (typeof file === 'string' && isHeaderOf(header, file)) {
-          const mtimeMs = ids[4 * i + 1]!;
-          const id = { size: ids[4 * i]!, mtimeMs, ctimeMs: ids[4 * i + 2]!, ino: ids[4 * i + 3]! };
-          const own = { ...header, path: prefix + file, mtimeMs };
-          const bytes = derived.subarray(starts[i], starts[i + 1]);
-          entries.set(file, entryWithLazyDerived(id, trusted[i] === 1, own, bytes));
+          entries.set(file, packedEntry(packed, i, prefix + file, header));
         }
         i++;
       }
@@ -660,8 +679,7 @@ export async function adoptCacheTransfer(t: CacheTransfer): Promise<boolean> {
     dirty: t.dirty === true,
     removed: new Set(Array.isArray(t.removed) ? t.removed : []),
   };
-  kept.set(t.dir, cache);
-  while (kept.size > DIRECTORIES_KEPT) kept.delete(kept.keys().next().value!);
+  keep(cache);
   // What follows (the scan's listing) is not added to the last piece's slice.
   await yieldToLoop();
   return true;
