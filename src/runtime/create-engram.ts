@@ -232,10 +232,9 @@ export function createEngram(options: EngramOptions = {}): Engram {
         clock,
         layer,
         ...log,
-        // The directory itself is checked once, as `layer`; the chain's other layers after it.
-        layers: memoryChain
-          .filter((l) => !sameDirectory(l.dir, memoryDir))
-          .map((l) => ({ layer: l.layer, dir: l.dir, ...log })),
+        // The directory itself is checked once, as `layer`; the chain's other layers after it (the
+        // chain starts with this directory and never holds it twice, see resolveMemoryChain).
+        layers: memoryChain.slice(1).map((l) => ({ layer: l.layer, dir: l.dir, ...log })),
       });
     },
     async dreamer(dreamerOptions = {}): Promise<Dreamer> {

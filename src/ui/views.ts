@@ -118,7 +118,7 @@ export async function indexHealth(engram: Engram) {
 
 export async function doctorReport(engram: Engram) {
   // The runtime's doctor: the same settings, layers and logs as `engram doctor`.
-  const report = await engram.doctor({ verifyBudgetMs: 5000 });
+  const report = await engram.doctor({ verifyBudgetMs: 5000, projectDir: engram.projectRoot });
   return {
     ok: report.ok,
     dir: report.dir,
