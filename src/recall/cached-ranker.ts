@@ -200,16 +200,19 @@ async function buildRanker(
     // Slices of their own: the scan just before, the analysis key (whose first computation in a
     // thread compiles the analyzer) and the restore (a host's first turn after a worker's build).
     await yieldToLoop();
-  }
-  if (saved?.generation === generation && plan.generation() === generation) {
-    const restored = restoreOfflineRanker(
-      saved.value as OfflineRankerSnapshot,
-      memories,
-      (m) => analysis(m) ?? analyzeForRanking(m),
-      {},
-      // A worker's snapshot (a host's first build) was made by this very code: no file to distrust.
-      { checked: isHandedOver(saved.value) },
-    );
+    // Only while the directory's generation still is the one the index was saved with.
+    const restored =
+      plan.generation() === generation
+        ? restoreOfflineRanker(
+            saved.value as OfflineRankerSnapshot,
+            memories,
+            (m) => analysis(m) ?? analyzeForRanking(m),
+            {},
+            // A worker's snapshot (a host's first build) was made by this very code: no file to
+            // distrust.
+            { checked: isHandedOver(saved.value) },
+          )
+        : undefined;
     if (restored) {
       slotsOf(live, cache).set(plan.name, { generation, ranker: restored });
       await yieldToLoop();

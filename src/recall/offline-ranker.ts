@@ -546,9 +546,7 @@ const EXAMPLE_RE = /\b(?:e\.g\.|for example|for instance)/giu;
  */
 function exampleOnlyTerms(memory: RankableMemory): ReadonlySet<string> | null {
   const text = [memory.name, memory.description, memory.body].filter(Boolean).join('\n');
-  EXAMPLE_RE.lastIndex = 0;
-  if (!EXAMPLE_RE.test(text)) return null;
-  EXAMPLE_RE.lastIndex = 0;
+  if (text.search(EXAMPLE_RE) < 0) return null;
   const main: string[] = [];
   const example: string[] = [];
   let at = 0;

@@ -255,7 +255,6 @@ export function* snapshotBm25Steps(index: Bm25Index): Generator<void, Bm25Snapsh
   };
 }
 
-/** The index a snapshot holds; undefined for anything malformed. `documentOf` serves termsOf. */
 /**
  * `checked`: the snapshot was made by this process's own code (handed over by a worker thread,
  * not read from a file), so the per-posting checks that guard against a corrupt file are skipped.
@@ -264,6 +263,7 @@ export interface RestoreOptions {
   checked?: boolean;
 }
 
+/** The index a snapshot holds; undefined for anything malformed. `documentOf` serves termsOf. */
 export function restoreBm25(
   snapshot: Bm25Snapshot,
   documentOf: (doc: number) => readonly WeightedTerms[],
