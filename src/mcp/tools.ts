@@ -243,26 +243,44 @@ export async function revokeTool(
   args: { file: string; reason: string; superseded_by?: string },
 ): Promise<ToolText> {
   if (!args.reason.trim()) throw new EngramError('invalid_input', 'A revocation needs a reason.');
-  const file = await resolveMemoryRef(ctx.dir, args.file);
+  // Found as memory_read finds it: the project's first, then the user layer's; the replacement is
+  // looked up in the same layer.
+  const { dir, file, layer } = await locateForRevoke(ctx, args.file);
   const replacement =
-    args.superseded_by === undefined
-      ? undefined
-      : await resolveMemoryRef(ctx.dir, args.superseded_by);
+    args.superseded_by === undefined ? undefined : await resolveMemoryRef(dir, args.superseded_by);
   if (replacement === file) {
     throw new EngramError(
       'invalid_input',
       `Not revoked. ${file} cannot be superseded by itself; name the memory that replaces it, or leave superseded_by out.`,
     );
   }
-  await revokeMemory(ctx.dir, file, {
+  await revokeMemory(dir, file, {
     reason: args.reason,
     ...(replacement !== undefined ? { supersededBy: replacement } : {}),
     ...(ctx.clock ? { clock: ctx.clock } : {}),
   });
   const replaced = replacement ? `, superseded by ${replacement}` : '';
+  const where = layer === 'user' ? ` in the user layer (${dir})` : '';
   return {
-    text: `Revoked ${file}${replaced}. It stays on disk marked revoked, off the index, and is never recalled.`,
+    text: `Revoked ${file}${where}${replaced}. It stays on disk marked revoked, off the index, and is never recalled.`,
   };
+}
+
+/** The memory a revocation names: in the project directory, else in the user layer. */
+async function locateForRevoke(
+  ctx: MemoryToolsContext,
+  ref: string,
+): Promise<{ dir: string; file: string; layer: 'project' | 'user' }> {
+  try {
+    return { dir: ctx.dir, file: await resolveMemoryRef(ctx.dir, ref), layer: 'project' };
+  } catch (error) {
+    const user = ctx.engram?.memoryChain.find((l) => l.layer === 'user');
+    if (!user || !isEngramError(error, 'not_found')) throw error;
+    const file = await resolveMemoryRef(user.dir, ref).catch(() => {
+      throw error;
+    });
+    return { dir: user.dir, file, layer: 'user' };
+  }
 }
 
 export async function auditTool(ctx: MemoryToolsContext): Promise<ToolText> {

@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readMemory } from '../memdir/index.js';
 import { createEngram } from '../runtime/create-engram.js';
 import { createEngramMcpServer } from './server.js';
 
@@ -69,6 +70,20 @@ describe('MCP tools with a user layer', () => {
     const audit = (await call('memory_audit')).split('\n');
     expect(audit).toHaveLength(2);
     expect(audit[1]).toBe(`No problems found: 1 memory, 1 index line in ${userDir} (user layer).`);
+  });
+
+  it('revokes a user-layer memory the list shows, in the user layer', async () => {
+    const revoked = await call('memory_revoke', {
+      file: 'answer in Chinese',
+      reason: 'the user switched to English',
+    });
+    expect(revoked).toBe(
+      `Revoked answer-in-chinese.md in the user layer (${userDir}). It stays on disk marked revoked, off the index, and is never recalled.`,
+    );
+    const doc = await readMemory(userDir, 'answer-in-chinese.md');
+    expect(doc.header.status).toBe('revoked');
+    expect(doc.header.frontmatter.reason).toBe('the user switched to English');
+    expect(await call('memory_list')).not.toContain('answer-in-chinese.md');
   });
 
   it('gives each recalled memory its layer', async () => {
