@@ -194,6 +194,26 @@ describe('engram MCP server (in-memory linked transport)', () => {
     expect(text(again)).toMatch(/revoked memory \(reason: wrong\)/);
   });
 
+  it('refuses to revoke a memory twice, keeping the first revocation reason and date', async () => {
+    await call('memory_save', CORRECTION);
+    await call('memory_revoke', {
+      file: 'integration-tests-hit-a-real-database.md',
+      reason: 'moved to containers',
+    });
+    const first = await readFile(join(dir, 'integration-tests-hit-a-real-database.md'), 'utf8');
+    const again = await call('memory_revoke', {
+      file: 'integration-tests-hit-a-real-database',
+      reason: 'a different reason',
+    });
+    expect(again.isError).toBe(true);
+    expect(text(again)).toMatch(
+      /integration-tests-hit-a-real-database\.md is already revoked \(reason: moved to containers\)/,
+    );
+    expect(await readFile(join(dir, 'integration-tests-hit-a-real-database.md'), 'utf8')).toBe(
+      first,
+    );
+  });
+
   it('serves the index and each memory as resources', async () => {
     await call('memory_save', CORRECTION);
     const { resources } = await client.listResources();

@@ -254,6 +254,14 @@ export async function revokeTool(
       `Not revoked. ${file} cannot be superseded by itself; name the memory that replaces it, or leave superseded_by out.`,
     );
   }
+  // A second revocation would overwrite the first one's date and reason: refused, as by the CLI.
+  const doc = await readMemory(dir, file);
+  if (doc.header.status === 'revoked') {
+    throw new EngramError(
+      'invalid_input',
+      `Not revoked. ${file} is already revoked (reason: ${String(doc.header.frontmatter.reason ?? 'none given')}); it is never recalled.`,
+    );
+  }
   await revokeMemory(dir, file, {
     reason: args.reason,
     ...(replacement !== undefined ? { supersededBy: replacement } : {}),
