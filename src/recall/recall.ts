@@ -253,7 +253,7 @@ async function selectAndInject(options: RecallOptions, run: Run): Promise<Outcom
     { sessionBytes: history.sessionBytes, budgetNoticeShown: false, limits },
   );
   const selected = built.injected.map(({ memory, bytes }, i) =>
-    describeSelected(prepared[i]!, memory, bytes, run),
+    describeSelected(prepared[i]!, memory, bytes, run, options.layers?.[0]?.layer),
   );
   shape.injected = selected.length;
   shape.injectedBytes = built.injectedBytes;
@@ -286,13 +286,16 @@ function describeSelected(
   memory: InjectedMemory,
   sectionBytes: number,
   run: Run,
+  closestLayer = 'project',
 ): RecalledMemory {
   const ageDays = memoryAgeDays(header.mtimeMs, run.nowMs);
   return {
     file: memory.file,
     path: memory.path,
-    // Files under `team/` of the closest directory are the synced team layer (src/team).
-    layer: header.layer ?? (header.file.startsWith('team/') ? 'team' : 'project'),
+    // Files under `team/` of the closest directory are the synced team layer (src/team). Only
+    // further layers' memories are tagged: the closest is named by the chain (an agent's turn:
+    // `agent:<name>/local`, not the main chain's `project`).
+    layer: header.layer ?? (header.file.startsWith('team/') ? 'team' : closestLayer),
     type: header.type,
     description: header.description ?? null,
     header: memory.header,

@@ -74,6 +74,22 @@ describe('agent memory through the runtime, the hooks and MCP', () => {
     });
   });
 
+  it("an agent's recall names each memory's layer as that agent's scope, the closest one too", async () => {
+    const engram = await project();
+    const reviewer = await engram.recall({ query: 'database migrations', agent: 'reviewer' });
+    expect(reviewer.selected.map((m) => [m.file, m.layer])).toEqual([
+      ['reviewer-migrations.md', 'agent:reviewer/local'],
+    ]);
+    expect(reviewer.shape.layers).toEqual(['agent:reviewer/local']);
+    expect(reviewer.shape.layerDirs).toEqual({
+      'agent:reviewer/local': await engram.agentDir('reviewer'),
+    });
+    const planner = await engram.recall({ query: 'database migrations', agent: 'planner' });
+    expect(planner.selected.map((m) => m.layer)).toEqual(['agent:planner/user']);
+    const main = await engram.recall({ query: 'database migrations' });
+    expect(main.selected.map((m) => m.layer)).toEqual(['project']);
+  });
+
   it('the UserPromptSubmit hook maps agent_type onto the agent, and refuses a type that is not a name', async () => {
     const engram = await project();
     const input = (agentType?: string) => ({
