@@ -1,4 +1,5 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -200,6 +201,51 @@ describe('engram CLI commands', () => {
     const missing = await runCaptured(['show', 'nope.md', '--dir', dir], io);
     expect(missing.code).toBe(3);
     expect((await runCaptured(['bogus'], io)).code).toBe(2);
+  });
+
+  it('add saves a body only as given: a --body-file that is missing, not a regular file or not UTF-8, NUL bytes, or two bodies are refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-cli-'));
+    const io = testIo();
+    const add = (...more: string[]) =>
+      runCaptured(
+        ['add', '--dir', dir, '--type', 'user', '--name', 'n', '--description', 'd', ...more],
+        io,
+      );
+    const missing = await add('--body-file', join(dir, 'no-such-body.txt'));
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toMatch(/--body-file .*no-such-body\.txt does not exist/);
+    const folder = await add('--body-file', dir);
+    expect(folder.code).toBe(2);
+    expect(folder.stderr).toMatch(/is a directory, not a regular file/);
+    const fifo = join(dir, 'body.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const pipe = await add('--body-file', fifo);
+    expect(pipe.code).toBe(2);
+    expect(pipe.stderr).toMatch(/FIFO/);
+    const latin1 = join(dir, 'latin1.txt');
+    writeFileSync(latin1, Buffer.from('caf\xe9 au lait', 'latin1'));
+    const notUtf8 = await add('--body-file', latin1);
+    expect(notUtf8.code).toBe(2);
+    expect(notUtf8.stderr).toMatch(/not valid UTF-8/);
+    const withNul = join(dir, 'nul.txt');
+    writeFileSync(withNul, 'before\0after');
+    expect((await add('--body-file', withNul)).stderr).toMatch(/NUL/);
+    expect(
+      (
+        await runCaptured(
+          ['add', '--dir', dir, '--type', 'user', '--name', 'n', '--description', 'd'],
+          { ...io, stdinIsTty: false, readStdin: async () => 'a\0b' },
+        )
+      ).code,
+    ).toBe(2);
+    const twice = await add('--body', 'one', '--body-file', latin1);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toMatch(/--body or --body-file/);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.md'))).toEqual([]);
+    const bom = join(dir, 'bom.txt');
+    writeFileSync(bom, '\uFEFFWritten on Windows.\r\n');
+    expect((await add('--body-file', bom)).code).toBe(0);
+    expect(readFileSync(join(dir, 'n.md'), 'utf8')).toMatch(/---\nWritten on Windows\./);
   });
 
   it('path --json reports the source and the carve-out', async () => {

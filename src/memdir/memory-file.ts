@@ -52,6 +52,10 @@ export function checkMemoryInput(input: Partial<MemoryInput>): MemoryCheck {
     errors.push(`The type must be one of: ${MEMORY_TYPES.join(', ')}.`);
   }
   if (!input.body?.trim()) errors.push('A memory needs a body with the fact itself.');
+  else if (input.body.includes('\0')) {
+    // Such a file is never recalled (src/memdir/injectable.ts): refuse it rather than save it dead.
+    errors.push('A memory cannot hold NUL bytes: a file with them is never recalled. Save text.');
+  }
   if (
     (input.type === 'feedback' || input.type === 'project') &&
     !/\*\*Why:?\*\*/i.test(input.body ?? '')

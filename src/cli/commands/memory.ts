@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
@@ -19,8 +19,10 @@ import {
   scanMemories,
   updateIndex,
 } from '../../memdir/index.js';
+import { describeUninjectable, uninjectableBytes } from '../../memdir/injectable.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
-import { EngramError, isEngramError } from '../../util/errors.js';
+import { EngramError, errnoCode, isEngramError } from '../../util/errors.js';
+import { DEFAULT_MAX_READ_BYTES, openRegularFile } from '../../util/regular-file.js';
 import {
   type AgentOptions,
   agentLayersFor,
@@ -48,6 +50,45 @@ function headerJson(m: MemoryHeader) {
     mtime: new Date(m.mtimeMs).toISOString(),
     status: m.status,
   };
+}
+
+/**
+ * `--body-file`: a regular file of UTF-8 text, saved as it is. A FIFO or a folder is refused at
+ * once (never waited on), and bytes that are not UTF-8 are refused rather than saved as U+FFFD:
+ * the memory would silently say something else than the file. A Windows BOM is dropped.
+ */
+async function readBodyFile(path: string): Promise<string> {
+  let opened: Awaited<ReturnType<typeof openRegularFile>>;
+  try {
+    opened = await openRegularFile(path);
+  } catch (error) {
+    if (errnoCode(error) === 'ENOENT') {
+      throw new EngramError('not_found', `--body-file ${path} does not exist.`, { cause: error });
+    }
+    if (isEngramError(error))
+      throw new EngramError('invalid_input', `--body-file: ${error.message}`);
+    throw error;
+  }
+  const { handle, info } = opened;
+  try {
+    if (info.size > DEFAULT_MAX_READ_BYTES) {
+      throw new EngramError(
+        'invalid_input',
+        `--body-file ${path} is ${info.size} bytes, over the ${DEFAULT_MAX_READ_BYTES}-byte read limit; a memory is one fact.`,
+      );
+    }
+    const bytes = await handle.readFile();
+    const problem = uninjectableBytes(bytes);
+    if (problem) {
+      throw new EngramError(
+        'invalid_input',
+        `--body-file ${path} cannot be saved as a memory: ${describeUninjectable(problem)}. Save it as UTF-8 text.`,
+      );
+    }
+    return bytes.toString('utf8').replace(/^\uFEFF/, '');
+  } finally {
+    await handle.close().catch(() => {});
+  }
 }
 
 export function registerMemoryCommands(program: Command, io: CliIo): void {
@@ -97,9 +138,15 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
       const layer =
         agent !== undefined ? await agentWriteLayer(io, { ...opts, agent }) : scopeLayer(io, opts);
       const dir = layer.dir;
+      if (opts.body !== undefined && opts.bodyFile !== undefined) {
+        throw new EngramError(
+          'invalid_input',
+          'Give the memory text once: --body or --body-file (or stdin), not both.',
+        );
+      }
       let body = opts.body;
       if (body === undefined && opts.bodyFile)
-        body = await readFile(resolve(io.cwd, opts.bodyFile), 'utf8');
+        body = await readBodyFile(resolve(io.cwd, opts.bodyFile));
       if (body === undefined && !io.stdinIsTty) body = await io.readStdin();
       const input = {
         type: opts.type as MemoryType,
