@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -76,6 +76,25 @@ describe('the team layer in the memory directory', () => {
     const team = prompt.indexOf(TEAM_INDEX_HEADING);
     expect(team).toBeGreaterThan(prompt.indexOf('tabs.md'));
     expect(prompt.slice(team)).toContain('(release-train.md)');
+  });
+
+  it('never puts the index of a linked team folder into the system prompt', async () => {
+    const outside = join(root, 'outside');
+    await mkdir(outside, { recursive: true });
+    await writeFile(join(outside, 'MEMORY.md'), '- [x](x.md) — outside index sentinel\n');
+    await rm(teamDirOf(memoryDir), { recursive: true });
+    await symlink(outside, teamDirOf(memoryDir));
+    const memory = await openMemory({
+      cwd: join(root, 'project'),
+      memoryDir,
+      env: {},
+      homedir: root,
+      instructions: false,
+    });
+    const prompt = await memory.systemPrompt();
+    expect(prompt).toContain('tabs.md');
+    expect(prompt).not.toContain('outside index sentinel');
+    expect(prompt).not.toContain(TEAM_INDEX_HEADING);
   });
 });
 

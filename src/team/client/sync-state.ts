@@ -4,6 +4,7 @@ import { writeFileAtomic } from '../../util/atomic-write.js';
 import { errnoCode } from '../../util/errors.js';
 import type { TeamLimits } from '../limits.js';
 import type { PushFailure } from './failure.js';
+import { assertPlainTeamFolder } from './team-files.js';
 
 /** Kept in the team folder as a dot file: scans, pushes and the watcher never treat it as a memory. */
 export const SYNC_STATE_FILE = '.engram-sync.json';
@@ -54,6 +55,7 @@ export async function loadSyncState(
 }
 
 export async function saveSyncState(teamDir: string, state: SyncState): Promise<void> {
+  await assertPlainTeamFolder(teamDir);
   await writeFileAtomic(join(teamDir, SYNC_STATE_FILE), `${JSON.stringify(state, null, 2)}\n`);
 }
 

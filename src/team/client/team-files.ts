@@ -1,4 +1,4 @@
-import type { Dirent } from 'node:fs';
+import { constants, type Dirent } from 'node:fs';
 import { lstat, mkdir, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConfinementError, createConfinement } from '../../confine/index.js';
@@ -19,18 +19,37 @@ export function isTeamMemoryFile(file: string): boolean {
 
 export interface LocalTeamFiles {
   contents: Map<string, string>;
-  /** Files that are not pushed, and why (`invalid_key`, `too_large`, `symlink`). */
+  /** Files that are not pushed, and why (`invalid_key`, `too_large`, `symlink`, `hard_link`). */
   skipped: Array<{ key: string; reason: string }>;
 }
 
 /**
+ * The team folder must be a plain folder. It is found by name inside the memory directory, and a
+ * link there would carry every push's reads (to the server) and every pull's writes to wherever
+ * it points; the memory scan never follows a linked folder either. Throws a ConfinementError.
+ */
+export async function assertPlainTeamFolder(teamDir: string): Promise<void> {
+  const info = await lstat(teamDir).catch((error: unknown) => {
+    if (errnoCode(error) === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (info?.isSymbolicLink())
+    throw new ConfinementError(
+      teamDir,
+      'the team folder is a symbolic link and engram never follows a linked folder; make it a plain folder',
+    );
+}
+
+/**
  * Read the team folder for a push: regular `.md` files only. Symlinks are never followed (a link
- * could pull a file from anywhere on the machine into the team), dot entries are engram's own.
+ * could pull a file from anywhere on the machine into the team), nor hard links (a second name
+ * for a file that may live anywhere on the disk); dot entries are engram's own.
  */
 export async function readLocalTeamFiles(
   teamDir: string,
   maxEntryBytes: number,
 ): Promise<LocalTeamFiles> {
+  await assertPlainTeamFolder(teamDir);
   const out: LocalTeamFiles = { contents: new Map(), skipped: [] };
   await walk(teamDir, '', out, maxEntryBytes);
   return out;
@@ -61,26 +80,34 @@ async function walk(root: string, rel: string, out: LocalTeamFiles, cap: number)
       continue;
     }
     const text = await readBounded(join(root, key), cap);
-    if (text === undefined) out.skipped.push({ key, reason: 'too_large' });
-    else if (text !== null) out.contents.set(key, text);
+    if (typeof text === 'string') out.contents.set(key, text);
+    else if (text !== null) out.skipped.push({ key, reason: text.skip });
   }
 }
 
-/** `undefined` when over `cap` bytes, `null` when it vanished. */
-async function readBounded(path: string, cap: number): Promise<string | undefined | null> {
+/** The text; a reason to skip (over `cap` bytes, a hard link); `null` when it vanished or is no file. */
+async function readBounded(
+  path: string,
+  cap: number,
+): Promise<string | { skip: 'too_large' | 'hard_link' } | null> {
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(path, 'r');
+    // O_NOFOLLOW: a name swapped for a link after the listing is not followed; O_NONBLOCK: a FIFO
+    // swapped in does not hold the open (it is then no regular file).
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (error) {
     if (errnoCode(error) === 'ENOENT') return null;
+    if (errnoCode(error) === 'ELOOP') return null;
     throw error;
   }
   try {
     const info = await handle.stat();
-    if (!info.isFile() || info.size > cap) return info.isFile() ? undefined : null;
+    if (!info.isFile()) return null;
+    if (info.nlink > 1) return { skip: 'hard_link' };
+    if (info.size > cap) return { skip: 'too_large' };
     const buf = Buffer.alloc(info.size + 1);
     const { bytesRead } = await handle.read(buf, 0, info.size + 1, 0);
-    if (bytesRead > cap) return undefined;
+    if (bytesRead > cap) return { skip: 'too_large' };
     return buf.subarray(0, bytesRead).toString('utf8');
   } finally {
     await handle.close();
@@ -102,6 +129,7 @@ export async function writeTeamFile(
 ): Promise<SafeWrite> {
   const check = checkTeamKey(key);
   if (!check.ok) return { ok: false, reason: check.reason };
+  await assertPlainTeamFolder(teamDir);
   await mkdir(teamDir, { recursive: true });
   const segments = key.split('/');
   let path = teamDir;

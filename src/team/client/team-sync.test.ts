@@ -1,4 +1,14 @@
-import { mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
+import {
+  link,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  symlink,
+  unlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -144,6 +154,39 @@ describe('team sync client', () => {
     await expect(readFile(join(outside, 'evil.md'), 'utf8')).rejects.toThrow();
     await expect(readFile(absolute, 'utf8')).rejects.toThrow();
     await expect(readFile(join(a.teamDir, '..', '..', 'evil.md'), 'utf8')).rejects.toThrow();
+  });
+
+  it('never follows a team folder that is a symbolic link: a push reads nothing and a pull writes nothing through it', async () => {
+    const s = await server();
+    const cfg = { url: s.url, token: await s.token('acme'), repo: 'acme' };
+    const memory = join(base, `linked-team-${++n}`);
+    const outside = join(base, `outside-folder-${n}`);
+    await mkdir(memory, { recursive: true });
+    await mkdir(outside, { recursive: true });
+    await writeFile(join(outside, 'diary.md'), 'outside sentinel');
+    const teamDir = join(memory, 'team');
+    await symlink(outside, teamDir);
+    const sync = new TeamSync({ teamDir, config: () => cfg });
+    await expect(sync.push()).rejects.toThrow(/symbolic link/);
+    expect(JSON.stringify(await s.store.getEntries('acme'))).not.toContain('outside sentinel');
+    await s.store.putEntries('acme', [{ key: 'pulled.md', content: 'from the server' }], {
+      maxEntries: 10,
+    });
+    await expect(sync.pull()).rejects.toThrow(/symbolic link/);
+    expect((await readdir(outside)).sort()).toEqual(['diary.md']);
+  });
+
+  it('does not push a hard link to a file outside the team folder', async () => {
+    const s = await server();
+    const a = await client(s);
+    const outside = join(base, `outside-file-${++n}.md`);
+    await writeFile(outside, 'outside sentinel');
+    await link(outside, join(a.teamDir, 'linked.md'));
+    await put(a.teamDir, 'plain.md', 'shared');
+    const report = await a.sync.push();
+    expect(report.pushed).toEqual(['plain.md']);
+    expect(report.skipped).toEqual([{ key: 'linked.md', reason: 'hard_link' }]);
+    expect(JSON.stringify(await s.store.getEntries('acme'))).not.toContain('outside sentinel');
   });
 
   it('never sends a body over the cap, measured on the wire by the server', async () => {
