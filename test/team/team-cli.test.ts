@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, cliEnv, requireBuild, runCliProcess, tempRoot } from '../support/cli-process.js';
@@ -219,6 +219,38 @@ describe('engram team (CLI and server as processes)', () => {
     expect((await erin.run('team', 'rm', 'obsolete.md', '--yes', '--dir', erin.memory)).code).toBe(
       3,
     );
+  });
+
+  it('rm never deletes a file outside the team folder through a linked folder inside it', async () => {
+    const frank = await user('frank');
+    const shared = join(frank.memory, 'team', 'linked');
+    await mkdir(shared, { recursive: true });
+    await writeFile(join(shared, 'victim.md'), 'team copy');
+    expect((await frank.run('team', 'push', '--dir', frank.memory)).code).toBe(0);
+    // The folder is then swapped for a link to a folder outside that holds a file of that name.
+    const outside = join(frank.dir, 'outside');
+    await mkdir(outside, { recursive: true });
+    await writeFile(join(outside, 'victim.md'), 'outside sentinel');
+    await rm(shared, { recursive: true });
+    await symlink(outside, shared);
+    const refused = await frank.run(
+      'team',
+      'rm',
+      'linked/victim.md',
+      '--yes',
+      '--dir',
+      frank.memory,
+    );
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(/symbolic link/);
+    expect(await readFile(join(outside, 'victim.md'), 'utf8')).toBe('outside sentinel');
+    // Refused before the server is asked: the key is still there for everyone.
+    const hashes = (await (
+      await fetch(`${server.url}/v1/repos/acme/memories?view=hashes`, {
+        headers: { authorization: `Bearer ${writeToken}` },
+      })
+    ).json()) as { checksums: Record<string, string> };
+    expect(Object.keys(hashes.checksums)).toContain('linked/victim.md');
   });
 
   it('a read-only token pulls but cannot push; a token for another repo sees nothing', async () => {

@@ -1,8 +1,7 @@
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { redactUrlCredentials } from '../../confine/policy.js';
+import { removeTeamFile } from '../../team/client/team-files.js';
 import {
   checkTeamKey,
   DEFAULT_WATCH_DEBOUNCE_MS,
@@ -208,6 +207,8 @@ export function registerTeamCommands(program: Command, io: CliIo): void {
       );
     }
     const { teamDir } = teamSyncFor(io, opts);
+    // The local copy must be removable inside the team folder before anything is deleted anywhere.
+    await removeTeamFile(teamDir, k, { check: true });
     const http = new TeamHttpClient({ url: config.url, token: config.token, repo: config.repo });
     const res = await http.delete(k);
     if (!res.ok) {
@@ -218,7 +219,7 @@ export function registerTeamCommands(program: Command, io: CliIo): void {
       );
     }
     // The local copy goes too, or the next push would upload it again.
-    await rm(join(teamDir, ...k.split('/')), { force: true });
+    await removeTeamFile(teamDir, k);
     const state = await loadSyncState(teamDir, config.url, config.repo);
     if (state) {
       // The version stays: other keys may have moved too, and the next push learns that by a 412.

@@ -153,6 +153,30 @@ export async function writeTeamFile(
   return { ok: true, path: join(teamDir, ...segments) };
 }
 
+/**
+ * The local copy of a key deleted on the server, through the one confinement: a folder on the way
+ * that is a link out of the team folder is refused (`engram team rm linked/x.md` must not delete
+ * the outside `x.md`), a missing file is nothing to do. `check: true` only asks whether the removal
+ * may happen, so a refusal comes before the server is asked to delete anything.
+ */
+export async function removeTeamFile(
+  teamDir: string,
+  key: string,
+  options: { check?: boolean } = {},
+): Promise<void> {
+  const check = checkTeamKey(key);
+  if (!check.ok) throw new ConfinementError(key, check.reason);
+  await assertPlainTeamFolder(teamDir);
+  const team = createConfinement({ roots: [{ path: teamDir, write: true }] });
+  try {
+    if (options.check) await team.check(key, 'write');
+    else await team.remove(key);
+  } catch (error) {
+    if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return;
+    throw error;
+  }
+}
+
 async function kindOf(path: string): Promise<'missing' | 'symlink' | 'dir' | 'file' | 'other'> {
   try {
     const info = await lstat(path);
