@@ -1,14 +1,31 @@
 /**
  * The inspector's page: plain DOM, no framework. Talks only to /api/ on its own origin; the token
  * travels in the HttpOnly cookie the page response set. Memory text is untrusted: it is shown with
- * textContent, and the rendered body is markdown under the page's strict CSP (no inline script).
+ * textContent, and the rendered body is markdown whose raw HTML is escaped, under the page's strict
+ * CSP (no inline script).
  */
-import { marked } from 'marked';
+import { Marked } from 'marked';
 
 // biome-ignore lint/suspicious/noExplicitAny: JSON from this server's own API (shapes in the README)
 type Json = Record<string, any>;
 
 const app = document.getElementById('app')!;
+
+/**
+ * Markdown for memory bodies with their raw HTML shown as text, never parsed: the CSP stops
+ * scripts, but not a `<meta http-equiv="refresh">` that sends the page elsewhere, nor a `<form>`
+ * that posts to another site.
+ */
+const markdown = new Marked({
+  renderer: {
+    html: ({ text }) =>
+      text
+        .replace(/&/g, '&amp;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/"/g, '&quot;'),
+  },
+});
 
 function el<K extends keyof HTMLElementTagNameMap>(
   tag: K,
@@ -137,7 +154,7 @@ async function memoriesView(): Promise<HTMLElement> {
 async function openMemory(m: Json, into: HTMLElement): Promise<void> {
   const d = await api(`/api/memories/${encodeURIComponent(m.file)}?layer=${m.layer}`);
   const rendered = el('div', { class: 'rendered' });
-  rendered.innerHTML = await marked.parse(d.body, { async: true });
+  rendered.innerHTML = await markdown.parse(d.body, { async: true });
   const reason = el('input', { type: 'text', id: 'revoke-reason', placeholder: 'why it is wrong' });
   const revoke = el('button', { id: 'revoke' }, 'Revoke');
   const msg = el('p', { id: 'revoke-result' });

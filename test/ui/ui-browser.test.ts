@@ -1,7 +1,7 @@
 // The inspector end to end: the built CLI serves it on a real socket, Debian's Chromium drives it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -123,6 +123,43 @@ describe('engram ui on a real socket', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'doctor.png'), fullPage: true });
     await page.close();
     expect(dir).toBeTruthy();
+  }, 120_000);
+
+  it('shows the HTML in a memory body as text: it cannot redirect the page or post elsewhere', async () => {
+    // Memory text is untrusted (extraction, team sync): raw HTML in it is shown, never obeyed.
+    await writeFile(
+      join(dir, 'hostile-html.md'),
+      [
+        '---',
+        'name: hostile html',
+        'description: a memory whose body carries raw HTML',
+        'type: reference',
+        '---',
+        'Plain **markdown** still renders.',
+        '',
+        '<meta http-equiv="refresh" content="0;url=http://127.0.0.1:9/meta-refresh">',
+        '',
+        '<form action="http://127.0.0.1:9/form" method="get"><input name="q" value="x"><button id="hostile-submit">go</button></form>',
+        '',
+      ].join('\n'),
+    );
+    const page = await browser.newPage();
+    const leaving: string[] = [];
+    page.on('request', (r) => {
+      if (!r.url().startsWith(new URL(url).origin)) leaving.push(r.url());
+    });
+    await page.goto(url);
+    await page.click('#memory-table a:text("hostile-html.md")');
+    await page.waitForSelector('#memory-detail .rendered strong');
+    const rendered = page.locator('#memory-detail .rendered');
+    expect(await rendered.locator('meta, form, button, input').count()).toBe(0);
+    expect(await rendered.textContent()).toContain('<meta http-equiv="refresh"');
+    // A refresh that was obeyed would have left by now; the page is still the inspector.
+    await page.click('nav a[data-view="index"]');
+    await page.waitForSelector('#index-text');
+    expect(new URL(page.url()).origin).toBe(new URL(url).origin);
+    expect(leaving).toEqual([]);
+    await page.close();
   }, 120_000);
 
   it('stops cleanly on SIGTERM', async () => {
