@@ -7,9 +7,9 @@
  * live sync, and enough for starter knowledge.
  */
 import { createHash } from 'node:crypto';
-import { type Dirent, readdirSync } from 'node:fs';
+import { type Dirent, lstatSync, readdirSync } from 'node:fs';
 import { lstat, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import {
   type AgentMemoryRoots,
   type AgentScope,
@@ -20,6 +20,8 @@ import {
   PROJECT_AGENT_DIR,
   SNAPSHOT_AGENT_DIR,
 } from '../config/agent-memory.js';
+import { ConfinementError } from '../confine/index.js';
+import { isInsideOrSame } from '../confine/policy.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errnoCode } from '../util/errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../util/file-modes.js';
@@ -57,6 +59,40 @@ async function readJson(path: string): Promise<Record<string, unknown> | undefin
   } catch (error) {
     if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return undefined;
     return {}; // unreadable JSON: treated as "no version", never as a reason to fail a turn
+  }
+}
+
+/**
+ * The first folder on the way from the project root to `dir` that is a symbolic link, or
+ * undefined (also for a folder outside the project, or one that does not exist yet). The
+ * project-side agent folders (`.engram/agent-memory*`) come with the repository: a clone that
+ * commits one of them as a link would point an agent's unprompted writes, and what its recall
+ * reads into the prompt, at any folder on the machine.
+ */
+export function agentFolderLink(roots: AgentMemoryRoots, dir: string): string | undefined {
+  if (!isInsideOrSame(dir, roots.projectRoot)) return undefined;
+  let path = roots.projectRoot;
+  for (const part of relative(roots.projectRoot, dir).split(sep).filter(Boolean)) {
+    path = join(path, part);
+    try {
+      if (lstatSync(path).isSymbolicLink()) return path;
+    } catch {
+      return undefined; // missing: nothing further down exists either
+    }
+  }
+  return undefined;
+}
+
+/** Refuses (ConfinementError) when one of the agent's project-side folders is reached through a link. */
+export function assertAgentFoldersPlain(roots: AgentMemoryRoots, agent: string): void {
+  const dirs = agentMemoryDirs(roots, agent);
+  for (const dir of [dirs.local, dirs.project, agentSnapshotDir(roots, agent)]) {
+    const link = agentFolderLink(roots, dir);
+    if (link !== undefined)
+      throw new ConfinementError(
+        link,
+        "it is a symbolic link, and engram never follows a link among a project's agent-memory folders (a cloned repository could point them anywhere); make it a plain folder",
+      );
   }
 }
 
@@ -107,6 +143,7 @@ export async function checkAgentSnapshot(
   roots: AgentMemoryRoots,
   agent: string,
 ): Promise<SnapshotStatus> {
+  assertAgentFoldersPlain(roots, agent);
   const snapshotDir = agentSnapshotDir(roots, agent);
   const localDir = agentMemoryDirs(roots, agent).local;
   const status: SnapshotStatus = { agent, action: 'none', snapshotDir, localDir };
@@ -232,6 +269,7 @@ export async function agentWriteDir(
   agent: string,
   scope: AgentScope,
 ): Promise<string> {
+  assertAgentFoldersPlain(roots, agent);
   const dir = agentMemoryDirs(roots, agent)[scope];
   if (scope === 'local') await ensureLocalAgentIgnored(roots.projectRoot);
   return dir;

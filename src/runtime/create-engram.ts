@@ -18,6 +18,7 @@ import {
 import type { Dreamer } from '../dream/dreamer.js';
 import { resolveModel } from '../llm/resolve-model.js';
 import type { LanguageModel } from '../llm/types.js';
+import { agentFolderLink } from '../memdir/agent-snapshot.js';
 import {
   agentWriteDir,
   explicitMemoryDir,
@@ -182,7 +183,12 @@ export function createEngram(options: EngramOptions = {}): Engram {
     },
     recallLog,
     sessions,
-    agentChain: (agent) => agentMemoryChain(agentRoots, agent),
+    // A project-side agent folder reached through a link is not a layer (its writes are refused
+    // by prepareAgent and agentDir; its files must not reach the prompt either).
+    agentChain: (agent) =>
+      agentMemoryChain(agentRoots, agent).filter(
+        (l) => agentFolderLink(agentRoots, l.dir) === undefined,
+      ),
     prepareAgent: (agent) => prepareAgentMemory(agentRoots, validateAgentName(agent), clock.now()),
     knownAgents: () => knownAgentNames(agentRoots),
     agentDir: (agent, scope = 'local') =>

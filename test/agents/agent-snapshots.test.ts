@@ -1,6 +1,14 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createEngram } from '../../src/runtime/index.js';
 import { workspace, writeSnapshot } from './support.js';
 
 describe('committed agent snapshots', () => {
@@ -79,5 +87,64 @@ describe('committed agent snapshots', () => {
     const list = await w.json<{ agents: Array<{ snapshot: string }> }>(['agent', 'list']);
     expect(list.agents[0]!.snapshot).toBe('prompt-update');
     expect(await w.recalled('which team calendar do we follow', 'planner')).toEqual([]);
+  });
+});
+
+describe('agent folders in a cloned repository', () => {
+  it('are never followed when committed as links: nothing is seeded, synced, saved or recalled through them', async () => {
+    const w = await workspace();
+    writeSnapshot(
+      w.repo,
+      'reviewer',
+      { 'style-guide.md': 'Reviewer checks the house style guide for error messages' },
+      '2026-01-10T00:00:00.000Z',
+    );
+    // The repository commits the local and the project agent folders as links to a folder outside.
+    const outside = join(w.home, 'outside');
+    mkdirSync(join(outside, 'reviewer'), { recursive: true });
+    writeFileSync(
+      join(outside, 'reviewer', 'planted.md'),
+      '---\nname: planted\ndescription: style guide for error messages, outside sentinel\ntype: reference\n---\noutside sentinel\n',
+    );
+    symlinkSync(outside, join(w.repo, '.engram', 'agent-memory-local'));
+    symlinkSync(outside, join(w.repo, '.engram', 'agent-memory'));
+    const tree = () => readdirSync(outside, { recursive: true }).map(String).sort();
+    const before = tree();
+
+    const sync = await w.cli(['agent', 'sync-snapshot', 'reviewer', '--json']);
+    expect(sync.code, sync.stderr).toBe(2);
+    expect(sync.stderr).toMatch(/agent-memory-local.*symbolic link/);
+    const recall = await w.cli(['recall', 'style guide', '--agent', 'reviewer', '--json']);
+    expect(recall.code).toBe(2);
+    expect(recall.stdout).not.toContain('outside sentinel');
+    for (const scope of ['local', 'project']) {
+      const add = await w.cli([
+        'add',
+        '--agent',
+        'reviewer',
+        '--scope',
+        scope,
+        '--type',
+        'reference',
+        '--name',
+        'n',
+        '--description',
+        'd',
+        '--body',
+        'b',
+      ]);
+      expect(add.code, add.stderr).toBe(2);
+    }
+    expect(tree()).toEqual(before);
+
+    // A library host's agent session draws on the agent's user layer alone.
+    const engram = createEngram({
+      cwd: w.repo,
+      homedir: w.home,
+      env: { ENGRAM_HOME: join(w.home, '.engram'), ENGRAM_MANAGED_DIR: join(w.home, 'managed') },
+    });
+    expect(engram.agentChain('reviewer').map((l) => l.scope)).toEqual(['user']);
+    await expect(engram.prepareAgent('reviewer')).rejects.toThrow(/symbolic link/);
+    expect(tree()).toEqual(before);
   });
 });
