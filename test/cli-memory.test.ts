@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -246,6 +246,26 @@ describe('engram CLI commands', () => {
     writeFileSync(bom, '\uFEFFWritten on Windows.\r\n');
     expect((await add('--body-file', bom)).code).toBe(0);
     expect(readFileSync(join(dir, 'n.md'), 'utf8')).toMatch(/---\nWritten on Windows\./);
+  });
+
+  it('a --cwd that is not a directory is refused before any memory directory is made for it', async () => {
+    const io = testIo();
+    const typo = join(io.homedir, 'no-such-project');
+    for (const argv of [
+      ['init', '--cwd', typo],
+      ['add', '--cwd', typo, '--type', 'user', '--name', 'n', '--description', 'd', '--body', 'b'],
+      ['list', '--cwd', typo, '--json'],
+      ['--cwd', typo, 'path'],
+    ]) {
+      const run = await runCaptured(argv, io);
+      expect({ argv, code: run.code }).toEqual({ argv, code: 3 });
+      expect(run.stderr).toContain(`No such directory: ${typo}`);
+    }
+    writeFileSync(join(io.homedir, 'notes.txt'), 'x');
+    const file = await runCaptured(['init', '--cwd', join(io.homedir, 'notes.txt')], io);
+    expect(file.code).toBe(3);
+    expect(file.stderr).toContain('Not a directory');
+    expect(existsSync(join(io.homedir, '.engram', 'projects'))).toBe(false);
   });
 
   it('path --json reports the source and the carve-out', async () => {

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
@@ -42,8 +43,25 @@ export function withCommonOptions(command: Command): Command {
     .option('--json', 'print machine-readable JSON');
 }
 
+/**
+ * This command's environment: `--cwd` replaces the working directory. It must be one: a typo
+ * would otherwise get a fresh, empty project memory directory of its own (exit 3, as `instructions`).
+ */
 export function environmentFor(io: CliIo, options: CommonOptions): CliIo {
-  return options.cwd ? { ...io, cwd: resolve(io.cwd, options.cwd) } : io;
+  if (!options.cwd) return io;
+  const cwd = resolve(io.cwd, options.cwd);
+  const problem = directoryProblem(cwd);
+  if (problem) throw new EngramError('not_found', `${problem}: ${cwd}`);
+  return { ...io, cwd };
+}
+
+/** Why `path` cannot be a working directory, or undefined when it can. */
+export function directoryProblem(path: string): string | undefined {
+  try {
+    return statSync(path).isDirectory() ? undefined : 'Not a directory';
+  } catch {
+    return 'No such directory';
+  }
 }
 
 /**

@@ -1,4 +1,3 @@
-import { statSync } from 'node:fs';
 import type { Command } from 'commander';
 import {
   type InstructionReport,
@@ -8,7 +7,7 @@ import {
   rulesFor,
 } from '../../instructions/index.js';
 import { EngramError } from '../../util/errors.js';
-import { environmentFor, printJson } from '../common.js';
+import { directoryProblem, environmentFor, printJson } from '../common.js';
 import type { CliIo } from '../io.js';
 
 interface InstructionsOptions {
@@ -68,14 +67,6 @@ export function registerInstructionsCommands(program: Command, io: CliIo): void 
       io.stdout(listing(result.cwd, files, result.conditionalRules, matched, opts.for));
       if (prompt !== '') io.stdout(`\n${prompt}`);
     });
-}
-
-function directoryProblem(path: string): string | undefined {
-  try {
-    return statSync(path).isDirectory() ? undefined : 'Not a directory';
-  } catch {
-    return 'No such directory';
-  }
 }
 
 function listing(
