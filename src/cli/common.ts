@@ -10,10 +10,10 @@ import {
   resolveMemoryChain,
 } from '../config/index.js';
 import { type ModelResolution, resolveModel } from '../llm/resolve-model.js';
-import type { MemoryDirResolution } from '../memdir/index.js';
+import { type MemoryDirResolution, resolveMemoryRef } from '../memdir/index.js';
 import { createEngram } from '../runtime/create-engram.js';
 import type { Engram } from '../runtime/types.js';
-import { EngramError } from '../util/errors.js';
+import { EngramError, isEngramError } from '../util/errors.js';
 import { sameDirectory } from '../util/same-directory.js';
 import type { CliIo } from './io.js';
 
@@ -86,6 +86,27 @@ export function memoryChainFor(
     engramHome: engramHome(environmentFor(io, options)),
     sameDir: sameDirectory,
   });
+}
+
+/**
+ * The memory a command names by file, stem or name, looked up along the chain, closest layer
+ * first (the project's, then the user's), as `show`, `revoke` and MCP's `memory_read` find it.
+ * Throws the closest layer's `not_found` when no layer has it.
+ */
+export async function findInChain(
+  layers: readonly MemoryLayer[],
+  ref: string,
+): Promise<{ layer: MemoryLayer; file: string }> {
+  let firstError: unknown;
+  for (const layer of layers) {
+    try {
+      return { layer, file: await resolveMemoryRef(layer.dir, ref) };
+    } catch (error) {
+      if (!isEngramError(error, 'not_found')) throw error;
+      firstError ??= error;
+    }
+  }
+  throw firstError;
 }
 
 /** `--scope user|project` (default project): which layer a write goes to. */

@@ -130,6 +130,39 @@ describe('the user memory layer', () => {
     expect(text.stdout).toMatch(/^injected by layer: user 1$/m);
   });
 
+  it('revokes a user-layer memory found as show finds it (the project first), and rm names the layer that has it', async () => {
+    const { home, run } = machine();
+    const repo = join(home, 'repo');
+    await mkdir(repo);
+    await run(repo, ...add('user', 'editor', 'User edits in Emacs with evil mode'));
+    await run(repo, ...add('user', 'editor now', 'User edits in Helix since 2026'));
+    const revoked = await run(
+      repo,
+      'revoke',
+      'editor',
+      '--reason',
+      'switched editors',
+      '--superseded-by',
+      'editor now',
+    );
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(JSON.parse(revoked.stdout)).toEqual({
+      file: 'editor.md',
+      status: 'revoked',
+      reason: 'switched editors',
+      supersededBy: 'editor-now.md',
+    });
+    const shown = JSON.parse((await run(repo, 'show', 'editor')).stdout);
+    expect([shown.layer, shown.status]).toEqual(['user', 'revoked']);
+    const list = JSON.parse((await run(repo, 'list')).stdout);
+    expect(list.memories.map((m: { file: string }) => m.file)).toEqual(['editor-now.md']);
+    // The project layer has no such file: rm says where it is instead of only "no memory".
+    const rm = await run(repo, 'rm', 'editor now');
+    expect(rm.code).toBe(3);
+    expect(rm.stderr).toContain('--scope user');
+    expect((await run(repo, 'rm', 'editor now', '--scope', 'user')).code).toBe(0);
+  });
+
   it('lets the project win on a name clash and audits each layer', async () => {
     const { home, run } = machine();
     const repo = join(home, 'repo');

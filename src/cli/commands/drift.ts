@@ -16,6 +16,8 @@ import { EngramError, isEngramError } from '../../util/errors.js';
 import {
   type CommonOptions,
   environmentFor,
+  findInChain,
+  memoryChainFor,
   memoryDirFor,
   printJson,
   withCommonOptions,
@@ -105,8 +107,10 @@ export function registerDriftCommands(program: Command, io: CliIo): void {
     .option('--superseded-by <file>', 'the memory that replaces it')
     .action(
       async (file: string, opts: CommonOptions & { reason: string; supersededBy?: string }) => {
-        const { path: dir } = memoryDirFor(io, opts);
-        const target = await resolveMemoryRef(dir, file);
+        // Found as `show` finds it: the project's memory first, then the user layer's (a wrong
+        // user fact is recalled in every project); the replacement is looked up in the same layer.
+        const { layer, file: target } = await findInChain(memoryChainFor(io, opts), file);
+        const dir = layer.dir;
         let supersededBy: string | undefined;
         if (opts.supersededBy !== undefined) {
           supersededBy = await resolveMemoryRef(dir, opts.supersededBy).catch((error: unknown) => {
@@ -138,7 +142,7 @@ export function registerDriftCommands(program: Command, io: CliIo): void {
           });
         else
           io.stdout(
-            `Revoked ${target}${supersededBy ? ` (superseded by ${supersededBy})` : ''}: it stays on disk, is never recalled, and its index line is gone.\n`,
+            `Revoked ${target}${layer.layer === 'project' ? '' : ` in the ${layer.layer} layer (${dir})`}${supersededBy ? ` (superseded by ${supersededBy})` : ''}: it stays on disk, is never recalled, and its index line is gone.\n`,
           );
       },
     );

@@ -32,6 +32,7 @@ import {
 import {
   CliExit,
   type CommonOptions,
+  findInChain,
   memoryChainFor,
   memoryDirFor,
   printJson,
@@ -213,24 +214,12 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
     .argument('<file>', 'memory file (no-try-catch.md), its stem, or its name')
     .action(async (file: string, opts: CommonOptions) => {
       // The chain in order: the project's memory first, then the user layer's.
-      let found: { doc: Awaited<ReturnType<typeof readMemory>>; layer: string } | undefined;
-      let firstError: unknown;
-      for (const layer of memoryChainFor(io, opts)) {
-        try {
-          const doc = await readMemory(layer.dir, await resolveMemoryRef(layer.dir, file));
-          found = { doc, layer: layer.layer };
-          break;
-        } catch (error) {
-          if (!isEngramError(error, 'not_found')) throw error;
-          firstError ??= error;
-        }
-      }
-      if (!found) throw firstError;
-      const { doc } = found;
+      const found = await findInChain(memoryChainFor(io, opts), file);
+      const doc = await readMemory(found.layer.dir, found.file);
       if (opts.json)
         printJson(io, {
           ...headerJson(doc.header),
-          layer: found.layer,
+          layer: found.layer.layer,
           frontmatter: doc.header.frontmatter,
           body: doc.body,
         });
@@ -250,9 +239,15 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
       );
       const { removedFile, removedIndexLine } = await removeMemory(dir, target);
       if (!removedFile && !removedIndexLine) {
+        const elsewhere = await findInChain(memoryChainFor(io, opts), file).catch(() => undefined);
+        const other = elsewhere?.layer.layer;
+        const hint =
+          elsewhere && elsewhere.layer.dir !== dir && (other === 'user' || other === 'project')
+            ? ` It is in the ${other} layer: engram rm ${elsewhere.file} --scope ${other}.`
+            : '';
         throw new EngramError(
           'not_found',
-          `No memory ${target} in ${dir} (and no index line for it).`,
+          `No memory ${target} in ${dir} (and no index line for it).${hint}`,
         );
       }
       if (!removedFile) io.stderr(`engram: ${target} did not exist; removed its index line.\n`);
