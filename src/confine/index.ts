@@ -8,7 +8,7 @@ export {
   type WriteOptions,
 } from './confinement.js';
 export { ConfinementError, type Located, type RootSpec } from './locate.js';
-export { readOwnFile } from './own-file.js';
+export { readOwnFile, withOwnFolder } from './own-file.js';
 export {
   type AccessKind,
   type DenyContext,

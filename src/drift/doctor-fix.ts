@@ -1,5 +1,5 @@
-import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { withOwnFolder } from '../confine/index.js';
 import {
   INDEX_FILE,
   readIndexRaw,
@@ -9,6 +9,7 @@ import {
   updateIndex,
   upsertIndexLine,
 } from '../memdir/index.js';
+import { writeFileAtomic } from '../util/atomic-write.js';
 import { type Clock, systemClock } from '../util/clock.js';
 import type { DoctorReport } from './doctor.js';
 
@@ -48,11 +49,16 @@ export async function repairMemoryDir(
   ];
   if (orphans.length === 0 && drop.length === 0) return { ...none, skipped: 'nothing to repair' };
   let backup: string | null = null;
-  if ((await readIndexRaw(dir)) !== undefined) {
+  const raw = await readIndexRaw(dir);
+  if (raw !== undefined) {
     const stamp = new Date(clock.now()).toISOString().replace(/[:.]/g, '-');
-    await mkdir(join(dir, DOCTOR_BACKUP_DIR), { recursive: true, mode: 0o700 });
-    backup = join(dir, DOCTOR_BACKUP_DIR, `${INDEX_FILE}.${stamp}.bak`);
-    await copyFile(join(dir, INDEX_FILE), backup);
+    const name = `${INDEX_FILE}.${stamp}.bak`;
+    // The bytes just read through the confinement, into a folder reached without following a link
+    // (a linked .engram would carry the copy out of the directory).
+    await withOwnFolder(dir, DOCTOR_BACKUP_DIR, (held) =>
+      writeFileAtomic(join(held, name), raw, { mode: 0o600 }),
+    );
+    backup = join(dir, DOCTOR_BACKUP_DIR, name);
   }
   const headers = new Map(
     (await scanMemories(dir, { cap: Number.POSITIVE_INFINITY })).memories.map((m) => [m.file, m]),

@@ -2,6 +2,7 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   rmSync,
   symlinkSync,
@@ -170,6 +171,19 @@ describe('engram doctor', () => {
     expect(kinds).toContain('missing_description'); // not a safe repair: left for a person
     const audit = await runCliProcess(['index', '--check', '--dir', dir], env, root);
     expect(audit.code, audit.stdout).toBe(0);
+  });
+
+  it('--fix never writes its backup through a linked .engram folder, and repairs nothing then', async () => {
+    const { root, dir, env } = sickDirectory();
+    const before = readFileSync(join(dir, 'MEMORY.md'), 'utf8');
+    const outside = join(root, 'outside');
+    mkdirSync(outside);
+    symlinkSync(outside, join(dir, '.engram'));
+    const run = await runCliProcess(['doctor', '--dir', dir, '--json', '--fix'], env, root);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/\.engram.*symbolic link/);
+    expect(readdirSync(outside)).toEqual([]);
+    expect(readFileSync(join(dir, 'MEMORY.md'), 'utf8')).toBe(before);
   });
 
   it('says its own count is unreliable when the two methods disagree, and then fixes nothing', async () => {
