@@ -129,6 +129,30 @@ describe('createConfinement', () => {
     await refused(c.writeText('notes.txt', 'x'));
   });
 
+  it('keeps credential locations unreadable in any letter case (case-insensitive disks)', async () => {
+    const home = join(top, 'home');
+    const files = {
+      '.AWS/credentials': 'AWS',
+      '.SSH/config': 'SSH',
+      '.Claude/Settings.json': '{"apiKey":"x"}',
+      '.Claude.json': '{"token":"x"}',
+      '.Config/GH/hosts.yml': 'GH-TOKEN',
+      '.Engram/Settings.json': '{}',
+      'Notes.md': 'PLAIN',
+    };
+    for (const [rel, text] of Object.entries(files)) {
+      await mkdir(join(home, rel, '..'), { recursive: true });
+      await writeFile(join(home, rel), text);
+    }
+    const c = createConfinement({
+      roots: [{ path: home, write: false }],
+      deny: { homedir: home, engramHome: join(home, '.engram') },
+    });
+    for (const rel of Object.keys(files).filter((f) => f !== 'Notes.md'))
+      expect(await refused(c.readText(rel)), rel).toBeTruthy();
+    expect((await c.readText('Notes.md')).text).toBe('PLAIN');
+  });
+
   it("keeps home's key stores closed, and its hidden folders when the door asks", async () => {
     const home = join(top, 'home');
     const files = {

@@ -71,35 +71,42 @@ export function writeNameProblem(name: string): string | undefined {
  * Why a physical path may not be read, or undefined. The deny-list holds even inside an allowed
  * root: a project that is the home folder (a dotfiles checkout) still does not hand out `~/.ssh`.
  */
-export function readDenyReason(physical: string, deny: DenyContext = {}): string | undefined {
-  const parts = physical.split(/[\\/]+/).filter(Boolean);
-  const secretDir = parts.find((p) => SECRET_DIRS.has(p));
+export function readDenyReason(given: string, deny: DenyContext = {}): string | undefined {
+  // Compared in lower case: on a case-insensitive disk (macOS, Windows) `~/.AWS/credentials` and
+  // `~/.Claude/Settings.json` are the same files as their lower-case names.
+  const physical = given.toLowerCase();
+  const parts = given.split(/[\\/]+/).filter(Boolean);
+  const secretDir = parts.find((p) => SECRET_DIRS.has(p.toLowerCase()));
   if (secretDir) return `${secretDir} holds credentials`;
   const name = parts.at(-1) ?? '';
   if (SECRET_FILE.test(name)) return `${name} is a credential file`;
-  const home = deny.homedir;
+  const home = deny.homedir?.toLowerCase();
   if (home && isAbsolute(home) && relative('/', home) !== '') {
     const claude = `${home}${sep}.claude`;
     if (physical === `${claude}.json`) return '~/.claude.json holds Claude Code credentials';
-    if (isInsideOrSame(physical, claude) && /^settings(\..*)?\.json$/.test(name))
+    if (isInsideOrSame(physical, claude) && /^settings(\..*)?\.json$/i.test(name))
       return 'Claude Code settings may hold keys';
     const below = isInsideOrSame(physical, home) ? relative(home, physical).split(sep) : [];
-    const store = HOME_SECRET_DIRS.find((d) => d.every((p, i) => below[i] === p));
+    const store = HOME_SECRET_DIRS.find((d) => d.every((p, i) => below[i] === p.toLowerCase()));
     if (store) return `~/${store.join('/')} holds keys and tokens`;
     const open = deny.homeDotEntriesOpenBelow;
-    if (open && below[0]?.startsWith('.') && !open.some((d) => isInsideOrSame(physical, d)))
+    if (
+      open &&
+      below[0]?.startsWith('.') &&
+      !open.some((d) => isInsideOrSame(physical, d.toLowerCase()))
+    )
       return `~/${below[0]} is a hidden folder of home, where tools keep settings and tokens`;
   }
-  const engramHome = deny.engramHome;
+  const engramHome = deny.engramHome?.toLowerCase();
   if (engramHome) {
     if (
       isInsideOrSame(physical, engramHome) &&
-      /^settings(\..*)?\.json$/.test(name) &&
+      /^settings(\..*)?\.json$/i.test(name) &&
       !relative(engramHome, physical).includes(sep)
     )
       return "engram's user settings may hold keys";
     const projects = `${engramHome}${sep}projects`;
-    const own = deny.ownMemoryDirs ?? [];
+    const own = (deny.ownMemoryDirs ?? []).map((d) => d.toLowerCase());
     if (
       isInsideOrSame(physical, projects) &&
       physical !== projects &&
