@@ -91,6 +91,29 @@ describe('engram CLI on a Claude Code memory directory', () => {
     expect(rebuild).toMatchObject({ added: ['user_role.md'], removed: ['gone.md'] });
     expect((await runCaptured(['audit', '--dir', dir], io)).code).toBe(0);
   });
+
+  it('index --check fails on a duplicate or unreadable index line, as audit does, until --rebuild', async () => {
+    const dir = fixtureCopy();
+    const io = testIo();
+    const index = readFileSync(join(dir, 'MEMORY.md'), 'utf8');
+    const first = /^- \[.*\]\((.*?\.md)\).*$/m.exec(index)!;
+    writeFileSync(join(dir, 'MEMORY.md'), `${index}${first[0]}\n- [Broken](notes.md\n`);
+    const check = await runCaptured(['index', '--check', '--dir', dir, '--json'], io);
+    expect(check.code).toBe(1);
+    expect(
+      JSON.parse(check.stdout).problems.map((p: { kind: string; file: string }) => p.kind),
+    ).toEqual(['unparseable_index_line', 'duplicate_index_line']);
+    expect((await runCaptured(['index', '--rebuild', '--dir', dir], io)).code).toBe(0);
+    // The rebuild drops the second line for the same file and keeps the line it cannot read.
+    const rebuilt = await runCaptured(['index', '--check', '--dir', dir, '--json'], io);
+    expect(
+      JSON.parse(rebuilt.stdout).problems.map((p: { kind: string; file: string }) => p.kind),
+    ).toEqual(['unparseable_index_line']);
+    const text = readFileSync(join(dir, 'MEMORY.md'), 'utf8');
+    writeFileSync(join(dir, 'MEMORY.md'), text.replace('- [Broken](notes.md\n', ''));
+    const after = await runCaptured(['index', '--check', '--dir', dir], io);
+    expect(after.stdout).toBe('MEMORY.md is consistent.\n');
+  });
 });
 
 describe('engram CLI commands', () => {

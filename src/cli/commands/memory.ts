@@ -295,6 +295,10 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
               'revoked_in_index',
               'index_over_lines',
               'index_over_bytes',
+              // The index's own lines: what `--rebuild` repairs, and what makes its counts unsure.
+              'duplicate_index_line',
+              'unparseable_index_line',
+              'orphan_count_unreliable',
             ].includes(p.kind),
           );
           if (opts.json) printJson(io, { ok: problems.length === 0, problems });
