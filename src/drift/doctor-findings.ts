@@ -69,7 +69,7 @@ const AUDIT_FIXES: Record<string, { severity: FindingSeverity; fix: string }> = 
   },
   unparseable_index_line: {
     severity: 'error',
-    fix: 'write it as `- [Title](file.md) — hook` (%20 for spaces), or run `engram index --rebuild`',
+    fix: 'write it as `- [Title](file.md) — hook` (%20 for spaces), or delete it (`engram index --rebuild` and `doctor --fix` keep lines they cannot read)',
   },
   uninjectable: { severity: 'error', fix: 'save the file as UTF-8 text without NUL bytes' },
   symlink: {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { TEMP_PREFIX } from '../util/atomic-write.js';
 import { claimName } from '../util/file-lock.js';
 import { auditMemoryDir } from './audit.js';
 import { MEMORY_LOCK } from './dir-lock.js';
+import { rebuildIndexText } from './rebuild-index.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -57,7 +58,13 @@ describe('the audit sees what crashed writers leave', () => {
         .map((p) => p.file)
         .sort(),
     ).toEqual(['cut.md', 'empty.md']);
-    expect(report.problems.find((p) => p.kind === 'unparseable_index_line')?.line).toBe(3);
+    const unparseable = report.problems.find((p) => p.kind === 'unparseable_index_line');
+    expect(unparseable?.line).toBe(3);
+    // A rebuild keeps the lines it cannot read, so the finding never sends a person there.
+    const index = await readFile(join(dir, 'MEMORY.md'), 'utf8');
+    expect(rebuildIndexText(index, []).text).toContain('- [Broken](a b.md)');
+    expect(unparseable?.message).toMatch(/`engram index --rebuild` keeps lines it cannot read/);
+    expect(unparseable?.message).toMatch(/%20 for spaces/);
     expect(report.problems.find((p) => p.kind === 'leftover_temp')?.file).toBe(
       `sub/${TEMP_PREFIX}b.md.${DEAD_PID}.abcd1234`,
     );

@@ -237,7 +237,7 @@ function indexLineProblems(indexText: string, entries: readonly IndexEntry[]): A
       kind: 'unparseable_index_line',
       file: INDEX_FILE,
       line: i + 1,
-      message: `${INDEX_FILE} line ${i + 1} looks like a pointer but cannot be read (${JSON.stringify(raw.slice(0, 80))}); write it as \`- [Title](file.md) — hook\` with %20 for spaces, or run \`engram index --rebuild\`.`,
+      message: `${INDEX_FILE} line ${i + 1} looks like a pointer but cannot be read (${JSON.stringify(raw.slice(0, 80))}); write it as \`- [Title](file.md) — hook\` with %20 for spaces, or delete it (\`engram index --rebuild\` keeps lines it cannot read).`,
     });
   });
   const firstLine = new Map<string, number>();
