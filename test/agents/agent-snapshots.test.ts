@@ -75,6 +75,20 @@ describe('committed agent snapshots', () => {
     expect((await w.json<{ ok: boolean }>(['audit', '--agent', 'reviewer'])).ok).toBe(true);
   });
 
+  it('sync-snapshot of an agent with no committed snapshot exits 3 (not found) and writes nothing', async () => {
+    const w = await workspace();
+    for (const argv of [
+      ['agent', 'sync-snapshot', 'reviewr'],
+      ['agent', 'sync-snapshot', 'reviewr', '--json'],
+    ]) {
+      const sync = await w.cli(argv);
+      expect({ argv, code: sync.code }).toEqual({ argv, code: 3 });
+      expect(sync.stderr).toMatch(/No committed snapshot for agent reviewr/);
+      expect(sync.stdout).toBe('');
+    }
+    expect(existsSync(join(w.repo, '.engram', 'agent-memory-local', 'reviewr'))).toBe(false);
+  });
+
   it('never seeds over memory an agent already has: that is a prompt-update too', async () => {
     const w = await workspace();
     await w.add('planner', 'Own plan', 'Planner keeps its own notes on release trains');

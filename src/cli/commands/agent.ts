@@ -12,6 +12,7 @@ import {
   scanMemories,
   syncAgentSnapshot,
 } from '../../memdir/index.js';
+import { EngramError } from '../../util/errors.js';
 import { agentRootsFor, agentScopeOf } from '../agent-options.js';
 import { type CommonOptions, printJson, withCommonOptions } from '../common.js';
 import type { CliIo } from '../io.js';
@@ -90,12 +91,15 @@ export function registerAgentCommands(program: Command, io: CliIo): void {
       validateAgentName(name);
       const roots = agentRootsFor(io, opts);
       const result = await syncAgentSnapshot(roots, name, Date.now());
+      // Nothing to take is a name that found nothing (a typo, a snapshot not committed yet).
+      if (result.snapshotVersion === undefined) {
+        throw new EngramError(
+          'not_found',
+          `No committed snapshot for agent ${name} (looked in ${result.from}); \`engram agent list\` shows the agents with one.`,
+        );
+      }
       if (opts.json) {
         printJson(io, { agent: name, ...result });
-        return;
-      }
-      if (result.snapshotVersion === undefined) {
-        io.stdout(`No committed snapshot for agent ${name} (looked in ${result.from}).\n`);
         return;
       }
       io.stdout(
