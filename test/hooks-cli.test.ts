@@ -252,6 +252,23 @@ describe('engram hook <event> with real-shaped input', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/Refusing memory directory "relative\/memory"/);
   });
+
+  it('an option the hook does not know prints {} and exits 1, never the 2 that erases the prompt', async () => {
+    // A typo in a settings file, or hooks written by a newer engram: every prompt must go through.
+    const prompt = hookJson('UserPromptSubmit', { prompt: 'fix the payment gateway tests' });
+    for (const argv of [
+      ['hook', 'user-prompt-submit', '--budget', '3000'],
+      ['hook', 'user-prompt-submit', '--budget-ms'],
+      ['hook', 'stop', 'extra-argument'],
+    ]) {
+      const run = await runCaptured(argv, io(prompt));
+      expect(JSON.parse(run.stdout)).toEqual({});
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(
+        /error: (unknown option|option .* argument missing|too many arguments)/,
+      );
+    }
+  });
 });
 
 describe('engram hook with a model (scripted server)', () => {

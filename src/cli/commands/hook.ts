@@ -29,6 +29,14 @@ export function registerHookCommands(program: Command, io: CliIo): void {
       .action(async (opts: HookOptions) => {
         const code = await runHookCommand(name, io, opts);
         if (code !== 0) throw new CliExit(code);
+      })
+      // A usage error (an unknown option, a missing value) is a failed hook like any other: `{}`
+      // and exit 1, never commander's 2, which would erase the prompt on UserPromptSubmit. Help
+      // still exits 0; commander has already said what was wrong on stderr.
+      .exitOverride((error) => {
+        if (error.exitCode === 0) throw error;
+        io.stdout('{}\n');
+        throw new CliExit(1);
       });
   }
   registerHookInstallCommands(hook, io);
