@@ -60,6 +60,16 @@ describe('engram eval locomo', () => {
     );
   });
 
+  it('takes --cwd and reads a relative --data from it', async () => {
+    const data = fixtureDir(['26']);
+    const run = await runCaptured(
+      ['eval', 'locomo', '--data', '.', '--k', '1', '--json', '--cwd', data],
+      testIo({ cwd: '/' }),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).conversations).toBe(1);
+  });
+
   it('reads the release zip and prints a table', async () => {
     const data = fixtureDir();
     writeFileSync(join(data, 'locomo10.zip'), fixtureZip(['26', '44']));

@@ -13,7 +13,7 @@ import {
 import { bm25Ranker, engramRanker, type RankerRun, runRanker } from '../../eval/runner.js';
 import { writeFileAtomic } from '../../util/atomic-write.js';
 import { EngramError } from '../../util/errors.js';
-import { CliExit, printJson } from '../common.js';
+import { CliExit, environmentFor, printJson } from '../common.js';
 import type { CliIo } from '../io.js';
 
 interface EvalLocomoOptions {
@@ -23,6 +23,7 @@ interface EvalLocomoOptions {
   dump?: string;
   baseline?: string;
   check?: boolean;
+  cwd?: string;
 }
 
 export function parseKs(value: string): number[] {
@@ -51,6 +52,7 @@ export function registerEvalCommands(program: Command, io: CliIo): void {
       "rank each LoCoMo conversation's observations for its questions; report evidence recall@k",
     )
     .option('--data <path>', 'locomo10.zip, a directory holding it or its JSON, or one JSON file')
+    .option('--cwd <dir>', 'act as if run from this directory')
     .option('--k <list>', 'cut-offs, comma-separated', '5,10,25,50')
     .option('--json', 'print machine-readable JSON')
     .option('--dump <file>', 'write one JSON line per question with the ranked dialog ids')
@@ -74,7 +76,8 @@ export function registerEvalCommands(program: Command, io: CliIo): void {
         throw new EngramError('invalid_input', `unknown baseline: ${opts.baseline} (known: bm25)`);
       }
       const configured = opts.data ?? defaultLocomoPath(io.env);
-      const data = configured !== undefined ? resolve(io.cwd, configured) : undefined;
+      const here = environmentFor(io, opts);
+      const data = configured !== undefined ? resolve(here.cwd, configured) : undefined;
       if (data === undefined) {
         throw new EngramError(
           'not_found',
@@ -89,7 +92,7 @@ export function registerEvalCommands(program: Command, io: CliIo): void {
       };
       if (opts.baseline === 'bm25') runs.bm25 = runRanker(conversations, bm25Ranker, ks);
       if (opts.dump !== undefined) {
-        const dump = resolve(io.cwd, opts.dump);
+        const dump = resolve(here.cwd, opts.dump);
         await mkdir(dirname(dump), { recursive: true });
         await writeFileAtomic(dump, rankingsJsonl(runs.engram!));
         if (runs.bm25)
@@ -123,9 +126,11 @@ export function registerEvalCommands(program: Command, io: CliIo): void {
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
+    .option('--cwd <dir>', 'act as if run from this directory')
     .option('--json', 'print machine-readable JSON')
     .option('--check', 'exit 1 when a target is missed')
-    .action(async (opts: { set: string[]; json?: boolean; check?: boolean }) => {
+    .action(async (opts: { set: string[]; json?: boolean; check?: boolean; cwd?: string }) => {
+      const here = environmentFor(io, opts);
       if (opts.set.length === 0) {
         throw new EngramError('invalid_input', 'eval recall needs --set <file or directory>');
       }
@@ -136,7 +141,7 @@ export function registerEvalCommands(program: Command, io: CliIo): void {
       ]);
       const files: string[] = [];
       for (const path of opts.set)
-        files.push(...(await labeled.labeledSetFiles(resolve(io.cwd, path))));
+        files.push(...(await labeled.labeledSetFiles(resolve(here.cwd, path))));
       const reports = [];
       for (const file of files)
         reports.push(await run.runRecallSet(await labeled.loadLabeledSet(file)));

@@ -1,5 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseClaudeCodeTranscript } from '../../llm/claude-code-transcript.js';
 import { ClaudeCodeTranscript, filler } from '../../session/__fixtures__/conversation.js';
@@ -307,5 +307,40 @@ describe('engram session away', () => {
       sessionId: t.sessionId,
       summary: 'Still on the port.',
     });
+  });
+});
+
+describe('--cwd on the session commands', () => {
+  it('notes, update, away and compact take --cwd and read a relative --transcript from it', async () => {
+    const { io, t } = setup();
+    const elsewhere = { ...io, cwd: dirname(io.homedir) };
+    const here = basename(io.homedir); // a relative --cwd, taken once
+    const compact = await runCaptured(
+      ['compact', '--transcript', 'session.jsonl', '--cwd', here, '--no-model', '--json'],
+      elsewhere,
+    );
+    expect(compact.code, compact.stderr).toBe(0);
+    expect(JSON.parse(compact.stdout).sessionId).toBe(t.sessionId);
+    const notes = await runCaptured(['session', 'notes', t.sessionId, '--cwd', here], elsewhere);
+    expect([notes.code, notes.stderr]).toEqual([3, expect.stringMatching(/No notes for session/)]);
+    const update = await runCaptured(
+      ['session', 'update', '--transcript', 'session.jsonl', '--cwd', here],
+      elsewhere,
+    );
+    expect([update.code, update.stderr]).toEqual([
+      1,
+      expect.stringMatching(/No model is configured/),
+    ]);
+    const withModel = {
+      ...elsewhere,
+      env: { ...io.env, ANTHROPIC_BASE_URL: server.anthropicBaseURL, ANTHROPIC_API_KEY: 'k' },
+    };
+    server.push({ text: 'On the port.' });
+    const away = await runCaptured(
+      ['session', 'away', '--transcript', 'session.jsonl', '--cwd', here],
+      withModel,
+    );
+    expect(away.code, away.stderr).toBe(0);
+    expect(away.stdout).toBe('On the port.\n');
   });
 });

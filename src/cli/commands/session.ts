@@ -124,9 +124,10 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
   session
     .command('notes <id>')
     .description('print the notes of a session')
+    .option('--cwd <dir>', 'act as if run from this directory')
     .option('--json', 'print machine-readable JSON')
-    .action(async (id: string, opts: { json?: boolean }) => {
-      const view = await readSessionNotes(io, id);
+    .action(async (id: string, opts: { json?: boolean; cwd?: string }) => {
+      const view = await readSessionNotes(environmentFor(io, opts), id);
       if (!view.exists)
         throw new EngramError(
           'not_found',
@@ -160,13 +161,15 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
     )
     .option('--session <id>', 'session id (default: from the transcript, else the file name)')
     .option('--force', 'update even when the thresholds say it is too early')
+    .option('--cwd <dir>', 'act as if run from this directory')
     .option('--json', 'print machine-readable JSON')
-    .action(async (opts: TranscriptOptions & { force?: boolean }) => {
-      const { read, sessionId } = await loadTranscript(io, opts, true);
+    .action(async (opts: TranscriptOptions & { force?: boolean; cwd?: string }) => {
+      const here = environmentFor(io, opts);
+      const { read, sessionId } = await loadTranscript(here, opts, true);
       const model = requireModel(io, opts);
       const outcome = await updateSessionNotes({
         // The session's project is where it ran (Claude Code records its cwd), not where this runs.
-        environment: read.cwd ? { ...io, cwd: resolve(io.cwd, read.cwd) } : io,
+        environment: read.cwd ? { ...here, cwd: resolve(here.cwd, read.cwd) } : here,
         sessionId,
         model,
         prefix: { tools: [], messages: read.messages },
@@ -208,7 +211,7 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
     .action(async (opts: TranscriptOptions & { cwd?: string }) => {
       const here = environmentFor(io, opts);
       const { read, sessionId } = await loadTranscript(here, opts, true);
-      const model = requireModel(here, opts);
+      const model = requireModel(io, opts); // it resolves --cwd itself: a relative one only once
       const view = await readSessionNotes(here, sessionId);
       const notes = view.exists && !view.templateOnly ? view.content : undefined;
       const summary = await awaySummary(read.messages, notes, { model });
@@ -226,12 +229,14 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
     .option('--session <id>', 'session id (default: from the transcript, else the file name)')
     .option('--out <file>', 'write the compacted history as a JSON array of messages')
     .option('--no-model', 'never call a model: without usable notes, truncate')
+    .option('--cwd <dir>', 'act as if run from this directory')
     .option('--json', 'print machine-readable JSON')
-    .action(async (opts: TranscriptOptions & { out?: string; model?: boolean }) => {
-      const { read, sessionId } = await loadTranscript(io, opts, false);
+    .action(async (opts: TranscriptOptions & { out?: string; model?: boolean; cwd?: string }) => {
+      const here = environmentFor(io, opts);
+      const { read, sessionId } = await loadTranscript(here, opts, false);
       const model = optionalModel(io, opts, opts.model !== false);
       const result = await compactSession({
-        environment: io,
+        environment: here,
         sessionId,
         messages: read.messages,
         // A preview: the transcript stays as it is, so the notes cursor must not move.
@@ -241,7 +246,7 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
       });
       if (opts.out) {
         await writeFileAtomic(
-          resolve(io.cwd, opts.out),
+          resolve(here.cwd, opts.out),
           `${JSON.stringify(result.messages, null, 2)}\n`,
         );
       }

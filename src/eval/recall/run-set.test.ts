@@ -120,6 +120,13 @@ describe('engram eval recall over several sets', () => {
     );
     expect(one.code, one.stderr).toBe(0);
     expect(JSON.parse(one.stdout)).toMatchObject({ set: 'b-right', pass: true });
+    // --cwd, as every command takes it: a relative --set is read from there.
+    const fromCwd = await runCaptured(
+      ['eval', 'recall', '--set', 'b-right.json', '--cwd', dir, '--json'],
+      testIo({ cwd: '/' }),
+    );
+    expect(fromCwd.code, fromCwd.stderr).toBe(0);
+    expect(JSON.parse(fromCwd.stdout)).toMatchObject({ set: 'b-right', pass: true });
   });
 
   it('says so when a directory holds no set, and when --set is missing', async () => {
