@@ -8,7 +8,12 @@ export {
   type WriteOptions,
 } from './confinement.js';
 export { ConfinementError, type Located, type RootSpec } from './locate.js';
-export { readOwnFile, withOwnFolder } from './own-file.js';
+export {
+  appendOwnFileSync,
+  ensureOwnFolderSync,
+  readOwnFile,
+  withOwnFolder,
+} from './own-file.js';
 export {
   type AccessKind,
   type DenyContext,

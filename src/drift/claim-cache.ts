@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { ensureOwnFolderSync } from '../confine/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { withFileLock } from '../util/file-lock.js';
 import type { ClaimCheck } from './claims.js';
@@ -84,7 +84,8 @@ export async function writeClaimCache(
   updates: Record<string, ClaimCacheEntry>,
 ): Promise<void> {
   if (Object.keys(updates).length === 0) return;
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  // A plain folder: a linked `.engram` would carry the cache and its lock out of the directory.
+  ensureOwnFolderSync(dirname(path));
   await withFileLock(
     `${path}.lock`,
     async () => {

@@ -1,5 +1,6 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { ensureOwnFolderSync } from '../confine/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { projectProbe } from './project-probe.js';
 
@@ -42,7 +43,7 @@ export async function markClaimRefresh(
   nowMs = Date.now(),
 ): Promise<void> {
   const path = markerPath(memoryDir);
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  ensureOwnFolderSync(dirname(path)); // never written through a linked `.engram`
   const body = { quickState, at: new Date(nowMs).toISOString() };
   await writeFileAtomic(path, `${JSON.stringify(body)}\n`, { mode: 0o600 });
 }

@@ -1,4 +1,14 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  link,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -39,6 +49,33 @@ describe('appendRecallMetrics', () => {
     await writeFile(blocker, 'x');
     await expect(
       appendRecallMetrics(join(blocker, 'recall-metrics.jsonl'), shape(1)),
-    ).rejects.toThrow(/ENOTDIR|EEXIST/);
+    ).rejects.toThrow(/not a folder/);
+  });
+
+  it('never appends through a linked .engram folder, a linked log or a hard link', async () => {
+    const outside = join(root, 'outside');
+    await mkdir(outside);
+    const victim = join(outside, 'victim.txt');
+    await writeFile(victim, 'outside sentinel\n');
+    const viaFolder = join(root, 'a');
+    await mkdir(viaFolder);
+    await symlink(outside, join(viaFolder, '.engram'));
+    await expect(
+      appendRecallMetrics(join(viaFolder, '.engram', 'victim.txt'), shape(1)),
+    ).rejects.toThrow(/symbolic link/);
+    const viaFile = join(root, 'b', '.engram');
+    await mkdir(viaFile, { recursive: true });
+    await symlink(victim, join(viaFile, 'recall-metrics.jsonl'));
+    await expect(
+      appendRecallMetrics(join(viaFile, 'recall-metrics.jsonl'), shape(1)),
+    ).rejects.toThrow(/symbolic link/);
+    const viaHardLink = join(root, 'c', '.engram');
+    await mkdir(viaHardLink, { recursive: true });
+    await link(victim, join(viaHardLink, 'recall-metrics.jsonl'));
+    await expect(
+      appendRecallMetrics(join(viaHardLink, 'recall-metrics.jsonl'), shape(1)),
+    ).rejects.toThrow(/hard link/);
+    expect(await readFile(victim, 'utf8')).toBe('outside sentinel\n');
+    expect(await readdir(outside)).toEqual(['victim.txt']);
   });
 });

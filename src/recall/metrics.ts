@@ -1,6 +1,6 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { appendOwnFileSync } from '../confine/index.js';
 import { errnoCode } from '../util/errors.js';
 
 /** A memory older than this many days counts as a stale hit when selected. */
@@ -117,15 +117,9 @@ export function metricsPathFor(memoryDir: string): string {
  * a failure rejects, and recall reports it in its notes).
  */
 export async function appendRecallMetrics(path: string, shape: RecallShape): Promise<void> {
-  const line = `${JSON.stringify(shape)}\n`;
-  try {
-    // Every turn appends: the folder is made only when it is missing, not asked for each time.
-    appendFileSync(path, line, { mode: 0o600 });
-  } catch (error) {
-    if (errnoCode(error) !== 'ENOENT') throw error;
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    appendFileSync(path, line, { mode: 0o600 });
-  }
+  // Never through a link: a linked `.engram` folder or log would append every turn's line to
+  // whatever file it points at.
+  appendOwnFileSync(path, `${JSON.stringify(shape)}\n`);
 }
 
 /** Every shape in a log; unreadable lines are counted, not fatal. Missing file → empty. */
