@@ -23,6 +23,7 @@ import {
   indexHealth,
   listMemories,
   memoryDetail,
+  memoryLocation,
   playground,
   recallCharts,
 } from './views.js';
@@ -105,18 +106,13 @@ export function createUiApp(options: UiAppOptions): Hono {
   });
 
   const layerOf = (c: Context) => c.req.query('layer') ?? 'project';
-  const dirOf = (c: Context) => {
-    const found = engram.memoryChain.find((l) => l.layer === layerOf(c));
-    if (!found) throw new EngramError('not_found', `no ${layerOf(c)} memory layer here`);
-    return found.dir;
-  };
 
   app.get('/api/memories', async (c) => c.json({ memories: await listMemories(engram) }));
   app.get('/api/memories/:file', async (c) =>
     c.json(await memoryDetail(engram, c.req.param('file'), layerOf(c))),
   );
   app.post('/api/memories/:file/revoke', async (c) => {
-    const dir = dirOf(c);
+    const { dir } = memoryLocation(engram, c.req.param('file'), layerOf(c));
     const body = (await c.req.json().catch(() => ({}))) as { reason?: unknown };
     if (typeof body.reason !== 'string' || body.reason.trim() === '')
       throw new EngramError('invalid_input', 'a reason is required');

@@ -16,6 +16,7 @@ import {
 import { type RecallShape, rankOffline, readRecallMetrics } from '../recall/index.js';
 import { tokenize } from '../recall/tokenize.js';
 import type { Engram } from '../runtime/index.js';
+import { isTeamMemoryFile } from '../team/client/team-files.js';
 import { EngramError } from '../util/errors.js';
 
 export interface MemoryRow {
@@ -33,9 +34,31 @@ export interface MemoryRow {
 }
 
 function layerDir(engram: Engram, layer: string | undefined): { layer: string; dir: string } {
-  const found = engram.memoryChain.find((l) => l.layer === (layer ?? 'project'));
+  // The team layer is the project directory's team/ folder; its files are named `team/<key>`.
+  const chainLayer = layer === 'team' ? 'project' : (layer ?? 'project');
+  const found = engram.memoryChain.find((l) => l.layer === chainLayer);
   if (!found) throw new EngramError('not_found', `no ${layer} memory layer here`);
-  return { layer: found.layer, dir: found.dir };
+  return { layer: layer === 'team' ? 'team' : found.layer, dir: found.dir };
+}
+
+/** A row's layer as recall names it: a file of the project's team/ folder is the team layer's. */
+function rowLayer(layer: string, file: string): string {
+  return layer === 'project' && isTeamMemoryFile(file) ? 'team' : layer;
+}
+
+/**
+ * The directory a memory of `layer` is read or revoked in; `?layer=team` reaches only the team
+ * folder's files (`team/<key>`), never another project memory.
+ */
+export function memoryLocation(
+  engram: Engram,
+  file: string,
+  layer: string | undefined,
+): { layer: string; dir: string } {
+  const found = layerDir(engram, layer);
+  if (found.layer === 'team' && !isTeamMemoryFile(file))
+    throw new EngramError('not_found', `${file} is not a team memory (team/<file>)`);
+  return found;
 }
 
 export async function listMemories(engram: Engram): Promise<MemoryRow[]> {
@@ -54,7 +77,7 @@ export async function listMemories(engram: Engram): Promise<MemoryRow[]> {
       const entry = Object.hasOwn(cache.entries, m.file) ? cache.entries[m.file] : undefined;
       rows.push({
         file: m.file,
-        layer,
+        layer: rowLayer(layer, m.file),
         name: m.name ?? null,
         type: m.type,
         description: m.description ?? null,
@@ -78,7 +101,7 @@ export async function listMemories(engram: Engram): Promise<MemoryRow[]> {
 }
 
 export async function memoryDetail(engram: Engram, file: string, layer?: string) {
-  const { dir, layer: name } = layerDir(engram, layer);
+  const { dir, layer: name } = memoryLocation(engram, file, layer);
   const doc = await readMemory(dir, file);
   const fm = /^---\r?\n[\s\S]*?\r?\n---\r?\n?/.exec(doc.content)?.[0] ?? '';
   const history = engram.recallLog
