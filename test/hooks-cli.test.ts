@@ -10,6 +10,8 @@ import {
   symlink,
   writeFile,
 } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -119,6 +121,27 @@ describe('engram hook <event> with real-shaped input', () => {
       '- [Never mock the payment gateway](never-mock-the-payment-gateway.md)',
     );
     expect(context.length).toBeLessThanOrEqual(HOOK_CONTEXT_MAX_CHARS);
+  });
+
+  it('session-start with an unreachable team server still answers, and says why once', async () => {
+    // A port nothing listens on: the pull fails at once and the session goes on.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((r) => closed.close(r));
+    const { code, json, stderr } = await hook(
+      'session-start',
+      hookJson('SessionStart', { source: 'startup' }),
+      {
+        ENGRAM_TEAM_URL: `http://127.0.0.1:${port}`,
+        ENGRAM_TEAM_TOKEN: 'egt_unused',
+        ENGRAM_TEAM_REPO: 'acme',
+      },
+    );
+    expect(code).toBe(0);
+    expect(json.hookSpecificOutput.additionalContext).toMatch(/^# Persistent memory/);
+    expect(stderr).toMatch(/^engram: team pull failed: cannot reach the team server/m);
+    expect(stderr).not.toContain('engram: engram:');
   });
 
   it('session-start after a compaction also carries the session notes', async () => {

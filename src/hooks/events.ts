@@ -36,7 +36,7 @@ export async function sessionStartHook(input: HookInput, ctx: HookContext): Prom
   const engram = runtimeOf(ctx);
   // The team layer is fresh when the session starts (a no-op without a configured team server).
   const pulled = await pullTeamAtSessionStart(engram.memoryDir, engram.environment);
-  if (pulled?.failure) ctx.log?.(`engram: team pull failed: ${pulled.failure.message}`);
+  if (pulled?.failure) ctx.log?.(`team pull failed: ${pulled.failure.message}`);
   const session = engram.openSession({
     ...(input.sessionId !== undefined ? { sessionId: input.sessionId } : {}),
     instructions: false,
