@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 /**
  * A fresh process the bench starts to see what a host sees. `cold <dir> <query> <nowMs>`: time one
- * recall in a process that has never recalled (modules loaded, no cache in memory or on disk).
+ * recall in a process that has never recalled (modules loaded, no cache in memory or on disk), as a
+ * one-shot process (the in-process hook, a CLI command) makes it: file calls synchronous
+ * (util/process-kind.ts). `cold-library` the same as a library caller's process makes it (file
+ * calls through the thread pool, long work sliced).
  * `floor <dir>`: time the filesystem floor once in the same kind of fresh process, the honest
  * baseline for a cold recall (a fresh process's first readdir, stats and reads cost more than a
  * warm one's: its code is not compiled yet).
@@ -13,6 +16,7 @@ import { openSync, readSync } from 'node:fs';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { recall, startRecall } from '../recall/index.js';
+import { markOneShotProcess } from '../util/process-kind.js';
 import { filesystemFloor } from './floor.js';
 
 const TURN_QUERIES = [
@@ -130,7 +134,10 @@ async function main() {
     return;
   }
   if (!dir || !query || !now)
-    throw new Error('usage: host-probe cold|loop <dir> <query> <nowMs> [turns] | floor <dir>');
+    throw new Error(
+      'usage: host-probe cold|cold-library|loop <dir> <query> <nowMs> [turns] | floor <dir>',
+    );
+  if (mode === 'cold') markOneShotProcess();
   const out =
     mode === 'loop'
       ? await loop(dir, query, Number(now), Number(turns ?? 5))

@@ -38,6 +38,8 @@ import type { CliIo } from './io.js';
 export interface HookRunner {
   runHookCommand: typeof RunHookCommand;
   serveHooks?: typeof ServeHooks;
+  /** Tell the runner's modules that this process runs one hook and exits (util/process-kind.ts). */
+  markOneShotProcess?: () => void;
   /** Save V8's code cache of the runner (after it ran). */
   saveCache(): void;
 }
@@ -71,6 +73,8 @@ async function runInProcess(
   report: HookRunReport = {},
 ): Promise<number> {
   const runner = await entry.loadRunner(home);
+  // One hook, then exit: no loop to keep turning, so its file calls skip the thread pool.
+  runner.markOneShotProcess?.();
   const code = await runner.runHookCommand(call.event, io, call.options, report);
   // After the answer is out: the bytecode now holds every function this hook ran.
   runner.saveCache();

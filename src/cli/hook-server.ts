@@ -23,6 +23,7 @@
 import { chmodSync, lstatSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { forgetSettingsTrust } from '../config/trust.js';
+import { markHostProcess } from '../util/process-kind.js';
 import { type LeanHookCall, parseLeanHookArgv } from './hook-argv.js';
 import type { HookServerRequest } from './hook-client.js';
 import { budgetAfterWait } from './hook-deadlines.js';
@@ -205,6 +206,8 @@ function acceptRequest(
 
 /** Run the server until it has reason to exit; resolves with the exit code. */
 export async function serveHooks(options: ServeHooksOptions): Promise<number> {
+  // Clients connect (and touch) while a request runs: its file calls go through the thread pool.
+  markHostProcess();
   const uid = process.getuid?.() ?? -1;
   const build = hookBuildId(options.bundlePath);
   if (build === undefined || uid < 0) return 1;

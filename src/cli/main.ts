@@ -17,11 +17,12 @@ const BUNDLE = fileURLToPath(new URL('./bundle/hook.cjs', import.meta.url));
  */
 async function hookRunner(home: string): Promise<HookRunner> {
   if (!existsSync(BUNDLE)) {
-    const [{ runHookCommand }, { serveHooks }] = await Promise.all([
+    const [{ runHookCommand }, { serveHooks }, { markOneShotProcess }] = await Promise.all([
       import('./hook-run.js'),
       import('./hook-server.js'),
+      import('../util/process-kind.js'),
     ]);
-    return { runHookCommand, serveHooks, saveCache: () => undefined };
+    return { runHookCommand, serveHooks, markOneShotProcess, saveCache: () => undefined };
   }
   const { loadCachedBundle } = await import('./code-cache.js');
   const loaded = loadCachedBundle<Omit<HookRunner, 'saveCache'>>(BUNDLE, join(home, 'cache'));
@@ -74,7 +75,13 @@ async function main(argv: string[]): Promise<number> {
       return exitCodeFor(error);
     }
   }
-  const { runCli } = await import('./program.js');
+  // Every other command answers once and exits (those that serve, `engram ui`, `team serve` and
+  // `team watch`, say so themselves): their file calls skip the thread pool (util/process-kind.ts).
+  const [{ runCli }, { markOneShotProcess }] = await Promise.all([
+    import('./program.js'),
+    import('../util/process-kind.js'),
+  ]);
+  markOneShotProcess();
   return runCli(argv, io);
 }
 

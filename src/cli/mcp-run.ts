@@ -2,6 +2,8 @@
  * Serving MCP over stdio, without commander: the CLI's `engram mcp` command and the lean MCP entry
  * (`main.ts` → `mcp-argv.ts`) both end here, so the two behave the same.
  */
+
+import { markHostProcess } from '../util/process-kind.js';
 import { type CommonOptions, runtimeFor } from './common.js';
 import type { CliIo } from './io.js';
 
@@ -12,6 +14,7 @@ export interface McpCommandOptions extends CommonOptions {
 
 /** Serve the memory directory until the client closes stdin. */
 export async function runMcpCommand(io: CliIo, opts: McpCommandOptions): Promise<void> {
+  markHostProcess(); // a server: its loop keeps turning while files are read
   const engram = runtimeFor(io, opts, { model: opts.model !== false });
   // stdout is the protocol channel: everything for people goes to stderr.
   io.stderr(

@@ -5,11 +5,11 @@
  * root themselves; they hand the path over and get the file the check approved.
  */
 import { constants, type Dirent } from 'node:fs';
-import { lstat, mkdir, open, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { errnoCode } from '../util/errors.js';
+import { fsCalls, type OpenFile } from '../util/fs-calls.js';
 import { realpathOrSelf } from '../util/realpath-or-self.js';
 import {
   ConfinementError,
@@ -148,7 +148,7 @@ export function createConfinement(options: ConfinementOptions): Confinement {
     readText: (path, readOptions = {}) =>
       using(path, { access: 'read', followFinal: true }, async (l) => {
         if (l.name === '') throw isDirError(path);
-        const handle = await open(target(l), FILE_READ);
+        const handle = await fsCalls().open(target(l), FILE_READ);
         try {
           const info = await handle.stat();
           if (info.isDirectory()) throw isDirError(path);
@@ -189,9 +189,14 @@ export function createConfinement(options: ConfinementOptions): Confinement {
     remove: (path, removeOptions = {}) =>
       using(path, { access: 'write' }, async (l) => {
         if (l.name === '') throw new ConfinementError(path, 'the root itself cannot be removed');
-        const found = await lstat(target(l));
-        if (found.isDirectory() && removeOptions.recursive !== true) await rmdir(target(l));
-        else await rm(target(l), { recursive: removeOptions.recursive === true, force: false });
+        const found = await fsCalls().lstat(target(l));
+        if (found.isDirectory() && removeOptions.recursive !== true)
+          await fsCalls().rmdir(target(l));
+        else
+          await fsCalls().rm(target(l), {
+            recursive: removeOptions.recursive === true,
+            force: false,
+          });
       }),
 
     rename: async (from, to) => {
@@ -199,12 +204,12 @@ export function createConfinement(options: ConfinementOptions): Confinement {
       try {
         if (a.name === '') throw new ConfinementError(from, 'the root itself cannot be moved');
         // A hard link is refused for reads; moving it would give the outside file a new name here.
-        const source = await lstat(target(a));
+        const source = await fsCalls().lstat(target(a));
         if (source.isFile() && source.nlink > 1)
           throw new ConfinementError(from, 'it is a hard link to a file elsewhere');
         await using(to, { access: 'write', createParents: true }, async (b) => {
           if (b.name === '') throw new ConfinementError(to, 'a folder root cannot be replaced');
-          await rename(target(a), target(b));
+          await fsCalls().rename(target(a), target(b));
         });
       } finally {
         await a.release();
@@ -215,9 +220,9 @@ export function createConfinement(options: ConfinementOptions): Confinement {
       using(path, { access: 'read', followFinal: true }, async (l) => {
         const dir = l.name === '' ? l.dir : await openDirHandle(target(l));
         try {
-          const entries: Dirent[] = await readdir(typeof dir === 'string' ? dir : dir.path, {
-            withFileTypes: true,
-          });
+          const entries: Dirent[] = await fsCalls().readdirEntries(
+            typeof dir === 'string' ? dir : dir.path,
+          );
           return entries.map((e) => ({ name: e.name, kind: kindOf(e) }));
         } finally {
           if (typeof dir !== 'string') await dir.close();
@@ -228,7 +233,7 @@ export function createConfinement(options: ConfinementOptions): Confinement {
       using(path, { access: 'read', followFinal: true }, async (l) => {
         try {
           // The root is the held folder itself: stat follows the descriptor's own path.
-          const s = l.name === '' ? await stat(l.dir) : await lstat(target(l));
+          const s = l.name === '' ? await fsCalls().stat(l.dir) : await fsCalls().lstat(target(l));
           return { kind: kindOf(s), size: s.size, mtimeMs: s.mtimeMs };
         } catch (error) {
           if (errnoCode(error) === 'ENOENT') return undefined;
@@ -258,13 +263,18 @@ async function openDirHandle(
   create = false,
 ): Promise<{ path: string; close(): Promise<void> }> {
   if (create) {
-    await mkdir(path, { mode: 0o700 }).catch((error: unknown) => {
-      if (errnoCode(error) !== 'EEXIST') throw error;
-    });
+    await fsCalls()
+      .mkdir(path, { mode: 0o700 })
+      .catch((error: unknown) => {
+        if (errnoCode(error) !== 'EEXIST') throw error;
+      });
   }
-  let handle: Awaited<ReturnType<typeof open>>;
+  let handle: OpenFile;
   try {
-    handle = await open(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    handle = await fsCalls().open(
+      path,
+      constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW,
+    );
   } catch (error) {
     if (['ELOOP', 'ENOTDIR'].includes(errnoCode(error) ?? '')) {
       const e = new Error(`ENOTDIR: ${path} is not a folder`) as NodeJS.ErrnoException;

@@ -8,10 +8,10 @@
  * (openat semantics): a folder swapped for a link after the check is never entered, because the
  * descriptor already points at the real folder inside the root.
  */
-import { constants, existsSync } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, readlink, realpath } from 'node:fs/promises';
+import { constants, existsSync, type Stats } from 'node:fs';
 import { isAbsolute, join, resolve, sep } from 'node:path';
 import { EngramError, errnoCode } from '../util/errors.js';
+import { fsCalls, type OpenFile } from '../util/fs-calls.js';
 import { type AccessKind, type DenyContext, readDenyReason, writeNameProblem } from './policy.js';
 
 const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
@@ -83,17 +83,17 @@ function prefixLength(parts: string[], rootParts: string[]): number {
 
 interface Frame {
   name: string;
-  handle: FileHandle;
+  handle: OpenFile;
 }
 
 /** Realpath of each root, created (0700) when a write needs it: a configured root is trusted. */
 export async function rootReal(root: Root, create: boolean): Promise<string | undefined> {
   try {
-    return await realpath(root.lexical);
+    return await fsCalls().realpath(root.lexical);
   } catch (error) {
     if (errnoCode(error) !== 'ENOENT' || !create) return undefined;
-    await mkdir(root.lexical, { recursive: true, mode: 0o700 });
-    return realpath(root.lexical);
+    await fsCalls().mkdir(root.lexical, { recursive: true, mode: 0o700 });
+    return fsCalls().realpath(root.lexical);
   }
 }
 
@@ -104,7 +104,9 @@ async function matchRoot(
 ): Promise<{ root: Root; rest: string[] } | undefined> {
   let best: { root: Root; rest: string[]; len: number } | undefined;
   for (const root of roots) {
-    const real = await realpath(root.lexical).catch(() => root.lexical);
+    const real = await fsCalls()
+      .realpath(root.lexical)
+      .catch(() => root.lexical);
     for (const spelling of [root.lexical, real]) {
       const n = prefixLength(parts, segments(spelling));
       if (n >= 0 && (!best || n > best.len)) best = { root, rest: parts.slice(n), len: n };
@@ -122,7 +124,7 @@ async function physicalSpelling(absolute: string): Promise<string[]> {
   const parts = absolute.split(/[\\/]+/).filter((s) => s !== '' && s !== '.');
   for (let k = parts.length; k > 0; k--) {
     try {
-      const real = await realpath(`${sep}${parts.slice(0, k).join(sep)}`);
+      const real = await fsCalls().realpath(`${sep}${parts.slice(0, k).join(sep)}`);
       return [...segments(real), ...parts.slice(k)];
     } catch {
       // shorter prefix
@@ -163,7 +165,7 @@ export async function locate(
     error.code = 'ENOENT';
     throw error;
   }
-  const stack: Frame[] = [{ name: '', handle: await open(real, DIR_FLAGS) }];
+  const stack: Frame[] = [{ name: '', handle: await fsCalls().open(real, DIR_FLAGS) }];
   const release = async () => {
     for (const f of stack.splice(0)) await f.handle.close().catch(() => {});
   };
@@ -183,13 +185,15 @@ export async function locate(
       }
       const top = stack.at(-1)!;
       const here = join(anchorOf(top, physicalOf()), part);
-      const info = await lstat(here).catch((error: unknown) => {
-        if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return undefined;
-        throw error;
-      });
+      const info = await fsCalls()
+        .lstat(here)
+        .catch((error: unknown) => {
+          if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return undefined;
+          throw error;
+        });
       if (info?.isSymbolicLink() && (!final || (options.followFinal && !write))) {
         if (++links > MAX_LINKS) throw new ConfinementError(shown, 'too many symbolic links');
-        const target = await readlink(here);
+        const target = await fsCalls().readlink(here);
         if (isAbsolute(target)) {
           const inner = await matchRoot(segments(target), [root]);
           const innerReal = inner && (await rootReal(root, false));
@@ -234,13 +238,15 @@ export async function locate(
           error.code = 'ENOENT';
           throw error;
         }
-        await mkdir(here, { mode: 0o700 }).catch((error: unknown) => {
-          if (errnoCode(error) !== 'EEXIST') throw error;
-        });
+        await fsCalls()
+          .mkdir(here, { mode: 0o700 })
+          .catch((error: unknown) => {
+            if (errnoCode(error) !== 'EEXIST') throw error;
+          });
       }
-      let handle: FileHandle;
+      let handle: OpenFile;
       try {
-        handle = await open(here, DIR_FLAGS);
+        handle = await fsCalls().open(here, DIR_FLAGS);
       } catch (error) {
         // ELOOP/ENOTDIR: a link appeared where a folder was checked; never enter it.
         if (['ELOOP', 'ENOTDIR'].includes(errnoCode(error) ?? ''))
@@ -255,11 +261,7 @@ export async function locate(
     throw error;
   }
 
-  function finish(
-    frames: Frame[],
-    name: string,
-    info: Awaited<ReturnType<typeof lstat>> | null,
-  ): Located {
+  function finish(frames: Frame[], name: string, info: Stats | null): Located {
     const names = [...frames.slice(1).map((f) => f.name), ...(name ? name.split('/') : [])];
     const physical = join(real as string, ...names);
     const rel = names.join('/');

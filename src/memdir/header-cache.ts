@@ -11,10 +11,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TEMP_PREFIX } from '../util/atomic-write.js';
+import { errnoCode } from '../util/errors.js';
 import { withFileLock } from '../util/file-lock.js';
+import { fsCalls } from '../util/fs-calls.js';
 import { SLICE_MS, yieldToLoop } from '../util/yield-to-loop.js';
 import type { MemoryHeader } from './types.js';
 
@@ -458,7 +459,8 @@ async function toBytes(cache: DirectoryCache, entries: Map<string, CacheEntry>):
  * Write the directory's cache file if anything changed. Under a short lock, the file's current
  * entries are merged with ours (ours win for the files we looked at; files we saw removed stay
  * removed), so two processes updating it at once lose nothing. A temp file renamed into place: a
- * reader sees the old file or the new one. Not fsync'd on purpose: after a crash a missing or torn
+ * reader sees the old file or the new one. (Its file calls are synchronous in a one-shot process,
+ * see fs-calls.ts; the same calls in the same order.) Not fsync'd on purpose: after a crash a missing or torn
  * cache is simply rebuilt, and a turn should not wait for the disk. Failures are ignored.
  */
 export async function persistDirectoryCache(cache: DirectoryCache): Promise<boolean> {
@@ -486,13 +488,17 @@ export async function persistDirectoryCache(cache: DirectoryCache): Promise<bool
           cache.dir,
           `${TEMP_PREFIX}${HEADER_CACHE_FILE}.${process.pid}.${randomBytes(4).toString('hex')}`,
         );
+        const fs = fsCalls();
         try {
-          await writeFile(temp, await toBytes(cache, merged), { mode: 0o600 });
-          await rename(temp, path);
-          // The JSON file of format 1, which nothing reads any more.
-          await rm(join(cache.dir, LEGACY_CACHE_FILE), { force: true });
+          await fs.writeFile(temp, await toBytes(cache, merged), { mode: 0o600 });
+          await fs.rename(temp, path);
+          // The JSON file of format 1, which nothing reads any more (one unlink: rm's force
+          // would stat it first, twice).
+          await fs.unlink(join(cache.dir, LEGACY_CACHE_FILE)).catch((error: unknown) => {
+            if (errnoCode(error) !== 'ENOENT') throw error;
+          });
         } catch (error) {
-          await rm(temp, { force: true });
+          await fs.rm(temp, { force: true });
           throw error;
         }
       },

@@ -4,6 +4,7 @@ import { MAX_SCANNED_FILES } from '../memdir/constants.js';
 import type { DirectoryCache } from '../memdir/header-cache.js';
 import { isCacheKept, persistDirectoryCache } from '../memdir/header-cache.js';
 import type { MemoryHeader } from '../memdir/types.js';
+import { markHostProcess } from '../util/process-kind.js';
 import { runStepsInSlices } from '../util/steps.js';
 import { yieldToLoop } from '../util/yield-to-loop.js';
 import { cachedChainRankerFor, cachedRankerFor } from './cached-ranker.js';
@@ -62,6 +63,7 @@ let longRunningHost = false;
  */
 export function markLongRunningHost(): void {
   longRunningHost = true;
+  markHostProcess(); // and its file calls go through the thread pool (util/process-kind.ts)
 }
 
 /**

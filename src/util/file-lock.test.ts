@@ -36,8 +36,10 @@ afterEach(async () => {
  * a second holder at the same moment finds the marker and records a violation.
  */
 const HOLDER = `
-const [lockPath, marker, rounds, modulePath, holdMs] = process.argv.slice(1);
+const [lockPath, marker, rounds, modulePath, holdMs, kind] = process.argv.slice(1);
 const { withFileLock } = await import(modulePath);
+// A one-shot process (the hook, the CLI) takes the lock with synchronous file calls.
+if (kind === 'one-shot') (await import(modulePath.replace(/file-lock\\.js$/, 'process-kind.js'))).markOneShotProcess();
 const { link, unlink, appendFile, readFile, writeFile } = await import('node:fs/promises');
 // The marker appears whole or not at all (a hard link of a file already holding the pid): a holder
 // killed between creating it and writing its pid must not leave an empty marker that every later
@@ -71,6 +73,7 @@ function holder(
   marker: string,
   rounds: number,
   holdMs = 0,
+  kind: 'library' | 'one-shot' = 'library',
 ): ChildProcess & { done: Promise<number | null> } {
   const child = spawn(
     process.execPath,
@@ -83,6 +86,7 @@ function holder(
       String(rounds),
       pathToFileURL(LOCK_MODULE).href,
       String(holdMs),
+      kind,
     ],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   );
@@ -112,13 +116,27 @@ describe('the cross-process lock', () => {
     expect(await readLockClaims(lockPath)).toEqual([]);
   }, 180_000);
 
+  it('never admits two holders when one-shot holders (synchronous calls) and others contend', async () => {
+    const lockPath = join(dir, '.lock');
+    const marker = join(dir, 'inside');
+    const children = Array.from({ length: 32 }, (_, i) =>
+      holder(lockPath, marker, 2, 1, i % 2 === 0 ? 'one-shot' : 'library'),
+    );
+    const codes = await Promise.all(children.map((c) => c.done));
+    expect(codes.every((c) => c === 0)).toBe(true);
+    expect(await violations(marker)).toBe(0);
+    expect(await readLockClaims(lockPath)).toEqual([]);
+  }, 180_000);
+
   it('takes over from holders killed at random instants, and only from them', async () => {
     const lockPath = join(dir, '.lock');
     const marker = join(dir, 'inside');
-    const survivors = Array.from({ length: 8 }, () => holder(lockPath, marker, 30, 1));
+    // Half of each kind: a one-shot holder (synchronous calls) killed mid-step leaves what any does.
+    const kind = (i: number) => (i % 2 === 0 ? 'one-shot' : 'library');
+    const survivors = Array.from({ length: 8 }, (_, i) => holder(lockPath, marker, 30, 1, kind(i)));
     let kills = 0;
     for (let i = 0; i < 10; i++) {
-      const victim = holder(lockPath, marker, 1000, 3);
+      const victim = holder(lockPath, marker, 1000, 3, kind(i));
       await new Promise((r) => setTimeout(r, 150 + Math.random() * 150));
       victim.kill('SIGKILL');
       await victim.done;

@@ -1,21 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import {
-  mkdir,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  rmdir,
-  stat,
-  unlink,
-  writeFile,
-} from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EngramError, errnoCode } from './errors.js';
+import { fsCalls } from './fs-calls.js';
 
 /*
  * The lock is a directory holding exactly one claim file, named after its holder:
@@ -170,13 +160,13 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<stri
   let wait: LockWait = { holders: '', deadline: started + timeoutMs };
   const claim = claimName(process.pid);
   const staging = `${lockPath}.${claim}${STAGING_SUFFIX}`;
-  await mkdir(staging, { mode: 0o700 });
+  await fsCalls().mkdir(staging, { mode: 0o700 });
   try {
-    await writeFile(join(staging, claim), holderNote(), { mode: 0o600 });
+    await fsCalls().writeFile(join(staging, claim), holderNote(), { mode: 0o600 });
     let delay = 2;
     for (;;) {
       try {
-        await rename(staging, lockPath);
+        await fsCalls().rename(staging, lockPath);
         await verifyOnlyClaim(lockPath, claim);
         return claim;
       } catch (error) {
@@ -201,7 +191,7 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<stri
       delay = Math.min(delay * 2, 50);
     }
   } catch (error) {
-    await rm(staging, { recursive: true, force: true });
+    await fsCalls().rm(staging, { recursive: true, force: true });
     throw error;
   }
 }
@@ -212,7 +202,7 @@ function holderNote(): string {
 
 /** The identity check after acquisition: the lock directory holds our claim and nothing else. */
 async function verifyOnlyClaim(lockPath: string, claim: string): Promise<void> {
-  const names = await readdir(lockPath);
+  const names = await fsCalls().readdir(lockPath);
   if (names.length !== 1 || names[0] !== claim) {
     throw new EngramError(
       'io_error',
@@ -222,15 +212,19 @@ async function verifyOnlyClaim(lockPath: string, claim: string): Promise<void> {
 }
 
 async function release(lockPath: string, claim: string): Promise<void> {
-  await unlink(join(lockPath, claim)).catch(() => {});
+  await fsCalls()
+    .unlink(join(lockPath, claim))
+    .catch(() => {});
   // Empty means free already; removing it is tidiness, and fails harmlessly if re-taken.
-  await rmdir(lockPath).catch(() => {});
+  await fsCalls()
+    .rmdir(lockPath)
+    .catch(() => {});
 }
 
 /** Holders of the lock at `lockPath` as claims (the names found in the lock directory). */
 export async function readLockClaims(lockPath: string): Promise<string[]> {
   try {
-    return await readdir(lockPath);
+    return await fsCalls().readdir(lockPath);
   } catch (error) {
     const code = errnoCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') return [];
@@ -245,12 +239,17 @@ export async function clearDeadClaims(lockPath: string): Promise<number> {
     const claim = parseClaim(name);
     if (!claim || claimHolderState(claim) !== 'dead') continue;
     // By its unique name: if the lock changed hands meanwhile, this claim is simply not there.
-    await unlink(join(lockPath, name)).then(
-      () => cleared++,
-      () => {},
-    );
+    await fsCalls()
+      .unlink(join(lockPath, name))
+      .then(
+        () => cleared++,
+        () => {},
+      );
   }
-  if (cleared > 0) await rmdir(lockPath).catch(() => {});
+  if (cleared > 0)
+    await fsCalls()
+      .rmdir(lockPath)
+      .catch(() => {});
   return cleared;
 }
 
@@ -260,12 +259,15 @@ export async function clearDeadClaims(lockPath: string): Promise<number> {
  */
 async function clearLegacyLockFile(lockPath: string, staleMs: number): Promise<boolean> {
   try {
-    const [text, info] = await Promise.all([readFile(lockPath, 'utf8'), stat(lockPath)]);
+    const [text, info] = await Promise.all([
+      fsCalls().readFile(lockPath, 'utf8'),
+      fsCalls().stat(lockPath),
+    ]);
     if (!info.isFile()) return false;
     const pid = Number.parseInt(text.trim(), 10);
     const dead = !isProcessAlive(pid) || Date.now() - info.mtimeMs > staleMs;
     if (!dead) return false;
-    await unlink(lockPath);
+    await fsCalls().unlink(lockPath);
     return true;
   } catch (error) {
     return errnoCode(error) === 'ENOENT';
@@ -287,7 +289,9 @@ async function describeHolder(lockPath: string): Promise<string> {
 export async function lockLeftovers(lockPath: string): Promise<string[]> {
   const dir = dirname(lockPath);
   const prefix = `${basename(lockPath)}.`;
-  const names = await readdir(dir).catch(() => [] as string[]);
+  const names = await fsCalls()
+    .readdir(dir)
+    .catch(() => [] as string[]);
   return names.filter((n) => {
     if (!n.startsWith(prefix) || !n.endsWith(STAGING_SUFFIX)) return false;
     const claim = parseClaim(n.slice(prefix.length, -STAGING_SUFFIX.length));

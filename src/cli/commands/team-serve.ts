@@ -9,6 +9,7 @@ import {
   startTeamServer,
 } from '../../team/index.js';
 import { EngramError } from '../../util/errors.js';
+import { markHostProcess } from '../../util/process-kind.js';
 import type { CliIo } from '../io.js';
 
 interface ServeOptions {
@@ -56,6 +57,7 @@ export function registerTeamServerCommands(team: Command, io: CliIo): void {
       String(DEFAULT_TEAM_LIMITS.maxBodyBytes),
     )
     .action(async (opts: ServeOptions) => {
+      markHostProcess(); // a server: its loop keeps turning while files are read
       const store = await openTeamStore(opts.db, io);
       const server = await startTeamServer({
         store,

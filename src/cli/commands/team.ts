@@ -16,6 +16,7 @@ import {
   teamDirOf,
 } from '../../team/index.js';
 import { EngramError } from '../../util/errors.js';
+import { markHostProcess } from '../../util/process-kind.js';
 import {
   CliExit,
   type CommonOptions,
@@ -161,6 +162,7 @@ export function registerTeamCommands(program: Command, io: CliIo): void {
       .description('pull, then push team-folder changes as they happen, until interrupted')
       .option('--debounce <ms>', 'quiet time before a push', String(DEFAULT_WATCH_DEBOUNCE_MS)),
   ).action(async (opts: CommonOptions & { debounce: string }) => {
+    markHostProcess(); // runs until interrupted, its watch and pushes on the loop
     const { sync, teamDir } = teamSyncFor(io, opts, { onProgress: (t) => io.stderr(t) });
     const emit = (kind: string, value: object) =>
       opts.json ? io.stdout(`${JSON.stringify({ event: kind, ...value })}\n`) : undefined;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { EngramError } from '../../util/errors.js';
+import { markHostProcess } from '../../util/process-kind.js';
 import { type CommonOptions, runtimeFor, withCommonOptions } from '../common.js';
 import type { CliIo } from '../io.js';
 
@@ -14,6 +15,7 @@ export function registerUiCommands(program: Command, io: CliIo): void {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535)
         throw new EngramError('invalid_input', '--port needs a port number (0-65535)');
+      markHostProcess(); // a server: its loop keeps turning while files are read
       const engram = runtimeFor(io, opts, { model: true });
       // Lazy: the UI's server and Hono load only for this command, never on the hook path.
       const { startUi } = await import('../../ui/server.js');
