@@ -1,3 +1,4 @@
+import { isOneShotProcess } from './process-kind.js';
 import { SLICE_MS, yieldToLoop } from './yield-to-loop.js';
 
 /**
@@ -13,8 +14,12 @@ export function runSteps<T>(steps: Generator<void, T>): T {
   }
 }
 
-/** Run `steps` to the end, returning to the event loop whenever a slice of time is spent. */
+/**
+ * Run `steps` to the end, returning to the event loop whenever a slice of time is spent; in a
+ * one-shot process, which has no loop to keep turning (util/process-kind.ts), without pausing.
+ */
 export async function runStepsInSlices<T>(steps: Generator<void, T>): Promise<T> {
+  if (isOneShotProcess()) return runSteps(steps);
   let sliceStart = performance.now();
   for (;;) {
     const step = steps.next();
