@@ -502,7 +502,7 @@ export async function persistDirectoryCache(cache: DirectoryCache): Promise<bool
           throw error;
         }
       },
-      { timeoutMs: 500, staleMs: 10_000 },
+      { timeoutMs: 500, staleMs: 10_000, leaf: true },
     );
   } catch {
     return false; // read-only directory, contention past the timeout: the next turn tries again

@@ -172,6 +172,32 @@ describe('the cross-process lock', () => {
     expect(order.slice(0, first.length)).toEqual(first);
   });
 
+  it('a leaf lock (no re-entrancy bookkeeping) still serialises call chains and defers to its holder', async () => {
+    const lockPath = join(dir, '.lock');
+    const order: string[] = [];
+    const chain = (name: string) =>
+      withFileLock(
+        lockPath,
+        async () => {
+          order.push(`${name}-in`);
+          await new Promise((r) => setTimeout(r, 20));
+          order.push(`${name}-out`);
+        },
+        { leaf: true },
+      );
+    await Promise.all([chain('a'), chain('b'), chain('c')]);
+    for (let i = 0; i < order.length; i += 2) {
+      expect(order[i + 1]).toBe(order[i]!.replace('-in', '-out'));
+    }
+    expect(order).toHaveLength(6);
+    // Inside a chain that holds the lock (re-entrantly), a leaf call on it just runs.
+    await withFileLock(lockPath, async () => {
+      await withFileLock(lockPath, async () => order.push('nested'), { leaf: true });
+    });
+    expect(order.at(-1)).toBe('nested');
+    expect(await readLockClaims(lockPath)).toEqual([]);
+  });
+
   it('waits for a live holder instead of judging it by age, and says who holds it', async () => {
     const lockPath = join(dir, '.lock');
     // A claim of this very process (alive) that is not ours to release.
