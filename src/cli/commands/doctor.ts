@@ -73,7 +73,10 @@ export function registerDoctorCommands(program: Command, io: CliIo): void {
       const env = environmentFor(io, opts);
       const budget = Number(opts.verifyBudgetMs);
       if (!Number.isFinite(budget) || budget < 0)
-        throw new EngramError('invalid_input', '--verify-budget-ms needs a number');
+        throw new EngramError(
+          'invalid_input',
+          `--verify-budget-ms needs a number of 0 or more (got "${opts.verifyBudgetMs}")`,
+        );
       // The runtime builds the doctor's inputs (settings and their files, the chain's layers, the
       // logs), so the inspector diagnoses the same directory the same way.
       const options = {

@@ -200,7 +200,13 @@ describe('engram recall', () => {
     expect((await runCaptured(['recall', 'a b', '--dir', dir, '--model', 'gpt'], io)).code).toBe(2);
     const stale = await runCaptured(['recall', 'a b', '--dir', dir, '--stale-days', 'x'], io);
     expect(stale.code).toBe(2);
-    expect(stale.stderr).toBe('engram: --stale-days needs a number\n'); // nothing said before it
+    // Nothing is said before it, and the message names the value and what would do.
+    expect(stale.stderr).toBe('engram: --stale-days needs a number of 0 or more (got "x")\n');
+    const negative = await runCaptured(['recall', 'a b', '--dir', dir, '--stale-days', '-3'], io);
+    expect([negative.code, negative.stderr]).toEqual([
+      2,
+      'engram: --stale-days needs a number of 0 or more (got "-3")\n',
+    ]);
   });
 });
 

@@ -44,7 +44,7 @@ function parseNow(value: string | undefined): Clock {
 function positive(value: string, flag: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n < 0)
-    throw new EngramError('invalid_input', `${flag} needs a number`);
+    throw new EngramError('invalid_input', `${flag} needs a number of 0 or more (got "${value}")`);
   return n;
 }
 
