@@ -10,7 +10,12 @@ import {
   resolveMemoryChain,
 } from '../config/index.js';
 import { type ModelResolution, resolveModel } from '../llm/resolve-model.js';
-import { type MemoryDirResolution, resolveMemoryRef } from '../memdir/index.js';
+import {
+  type MemoryDirResolution,
+  type MemoryDocument,
+  readMemory,
+  resolveMemoryRef,
+} from '../memdir/index.js';
 import { createEngram } from '../runtime/create-engram.js';
 import type { Engram } from '../runtime/types.js';
 import { EngramError, isEngramError } from '../util/errors.js';
@@ -96,11 +101,13 @@ export function memoryChainFor(
 export async function findInChain(
   layers: readonly MemoryLayer[],
   ref: string,
-): Promise<{ layer: MemoryLayer; file: string }> {
+): Promise<{ layer: MemoryLayer; file: string; doc: MemoryDocument }> {
   let firstError: unknown;
   for (const layer of layers) {
     try {
-      return { layer, file: await resolveMemoryRef(layer.dir, ref) };
+      // A name ending in .md resolves as it is, found or not: the read says whether it is there.
+      const file = await resolveMemoryRef(layer.dir, ref);
+      return { layer, file, doc: await readMemory(layer.dir, file) };
     } catch (error) {
       if (!isEngramError(error, 'not_found')) throw error;
       firstError ??= error;

@@ -154,6 +154,12 @@ describe('the user memory layer', () => {
     });
     const shown = JSON.parse((await run(repo, 'show', 'editor')).stdout);
     expect([shown.layer, shown.status]).toEqual(['user', 'revoked']);
+    // By its file name too: a name ending in .md is looked for in each layer, not assumed.
+    const byFile = JSON.parse((await run(repo, 'show', 'editor-now.md')).stdout);
+    expect([byFile.layer, byFile.status]).toEqual(['user', 'active']);
+    await run(repo, ...add('user', 'pager', 'User is on the pager rota on Mondays'));
+    const revokedByFile = await run(repo, 'revoke', 'pager.md', '--reason', 'left the rota');
+    expect(revokedByFile.code, revokedByFile.stderr).toBe(0);
     const list = JSON.parse((await run(repo, 'list')).stdout);
     expect(list.memories.map((m: { file: string }) => m.file)).toEqual(['editor-now.md']);
     // The project layer has no such file: rm says where it is instead of only "no memory".

@@ -109,7 +109,7 @@ export function registerDriftCommands(program: Command, io: CliIo): void {
       async (file: string, opts: CommonOptions & { reason: string; supersededBy?: string }) => {
         // Found as `show` finds it: the project's memory first, then the user layer's (a wrong
         // user fact is recalled in every project); the replacement is looked up in the same layer.
-        const { layer, file: target } = await findInChain(memoryChainFor(io, opts), file);
+        const { layer, file: target, doc } = await findInChain(memoryChainFor(io, opts), file);
         const dir = layer.dir;
         let supersededBy: string | undefined;
         if (opts.supersededBy !== undefined) {
@@ -125,7 +125,6 @@ export function registerDriftCommands(program: Command, io: CliIo): void {
           if (supersededBy === target)
             throw new EngramError('invalid_input', 'A memory cannot supersede itself.');
         }
-        const doc = await readMemory(dir, target);
         if (doc.header.status === 'revoked') {
           throw new EngramError('invalid_input', `${target} is already revoked.`);
         }

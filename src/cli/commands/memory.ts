@@ -11,7 +11,6 @@ import {
   type MemoryHeader,
   type MemoryType,
   readIndexRaw,
-  readMemory,
   rebuildIndexText,
   removeMemory,
   resolveMemoryRef,
@@ -215,7 +214,7 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
     .action(async (file: string, opts: CommonOptions) => {
       // The chain in order: the project's memory first, then the user layer's.
       const found = await findInChain(memoryChainFor(io, opts), file);
-      const doc = await readMemory(found.layer.dir, found.file);
+      const { doc } = found;
       if (opts.json)
         printJson(io, {
           ...headerJson(doc.header),
