@@ -9,7 +9,7 @@ import {
 import { countOrphans } from './audit-orphans.js';
 import { INDEX_FILE, INDEX_MAX_BYTES, INDEX_MAX_LINES } from './constants.js';
 import { type IndexEntry, parseIndexEntries, readIndexRaw, truncateIndex } from './index-file.js';
-import { scanMemories } from './scan.js';
+import { HARD_LINK, scanMemories } from './scan.js';
 import type { MemoryHeader } from './types.js';
 
 export type AuditProblemKind =
@@ -156,7 +156,10 @@ export function auditFrom(
       problems.push({
         kind: 'unreadable',
         file: m.file,
-        message: `${m.file} cannot be read (${m.unreadable}); fix its permissions so it can be recalled.`,
+        message:
+          m.unreadable === HARD_LINK
+            ? `${m.file} is a hard link (a second name for a file that may live anywhere on the disk), so engram never reads it; give it a copy of its own (\`cp ${m.file} ${m.file}.new && mv ${m.file}.new ${m.file}\`) to recall it.`
+            : `${m.file} cannot be read (${m.unreadable}); fix its permissions so it can be recalled.`,
       });
     } else if (!m.hasFrontmatter) {
       problems.push({

@@ -37,7 +37,7 @@ import {
   updateEntry,
 } from './header-cache.js';
 import { uninjectableBytes } from './injectable.js';
-import { isMemoryFileName } from './scan.js';
+import { HARD_LINK, isMemoryFileName } from './scan.js';
 import { treeWatchFor } from './tree-watch.js';
 import type { MemoryHeader, ScanResult } from './types.js';
 
@@ -231,6 +231,9 @@ function readEntry(
     if (!info.isFile()) return 'not a file';
     if (below !== undefined && !openedBelow(fd, path, below)) return 'not a file';
     id = identityOf(info);
+    // A hard link is a second name for a file that may live anywhere on the disk: never read
+    // (its link count changes its ctime, so a cached verdict is re-judged when it changes).
+    if (info.nlink > 1) return unreadableEntry(dir, file, HARD_LINK, readAtMs);
     // One buffer for every head: nothing keeps it (the text is decoded out of it), and a fresh
     // 4 KB each time is 8 MB of garbage for a cold scan of 2,000 files (collections the host feels).
     const buffer = headBuffer;

@@ -159,6 +159,9 @@ export async function readHead(
 
 const HEAD_BYTES = 4096;
 
+/** `unreadable` of a memory file that is a hard link (the confinement never reads those). */
+export const HARD_LINK = 'hard_link';
+
 /** One open, one stat and one 4 KB read; the 30-line reference read only when that cannot decide. */
 async function readHeader(
   dir: string,
@@ -179,6 +182,11 @@ async function readHeader(
     // One file nobody may read must not take the whole directory down with it.
     if (code === 'EACCES' || code === 'EPERM') return unreadableHeader(dir, file, code);
     throw error;
+  }
+  if (info.nlink > 1) {
+    // A hard link is a second name for a file that may live anywhere on the disk: never read.
+    await handle.close();
+    return unreadableHeader(dir, file, HARD_LINK);
   }
   let mtimeMs: number;
   let head: string;

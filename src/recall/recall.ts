@@ -431,6 +431,9 @@ async function readChosen(
     text = out ? undefined : doc.content;
   } catch (error) {
     if (isEngramError(error, 'not_found')) return undefined; // removed since the scan
+    // Refused by the confinement since the scan (made a hard link, swapped for a link): one such
+    // file is not injected and does not take the whole recall down.
+    if (isEngramError(error, 'refused')) return undefined;
     throw error;
   }
   if (epoch !== undefined && (text?.length ?? 0) <= CHOSEN_TEXT_MAX_CHARS) {

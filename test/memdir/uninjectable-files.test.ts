@@ -3,7 +3,7 @@
  * skipped from recall and named by the audit; a symbolic link is never followed and is reported.
  */
 import { mkdtempSync } from 'node:fs';
-import { symlink, writeFile } from 'node:fs/promises';
+import { link, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -84,5 +84,27 @@ describe('files that cannot be injected', () => {
     ]);
     const text = await runCaptured(['audit', '--dir', dir], testIo());
     expect(text.stdout).toMatch(/team-notes\/ is a symbolic link to a folder that leads out/);
+  });
+
+  it('never reads a hard link to a file outside: not listed with its text, not recalled, and recall still answers', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-hard-link-'));
+    await writeFile(join(dir, 'clean.md'), `${head('clean')}kubernetes rollout is fine\n`);
+    const outside = mkdtempSync(join(tmpdir(), 'engram-outside-'));
+    await writeFile(
+      join(outside, 'secret.md'),
+      '---\nname: secret\ndescription: kubernetes rollout notes, outside sentinel\ntype: project\n---\noutside body sentinel\n',
+    );
+    await link(join(outside, 'secret.md'), join(dir, 'hard.md'));
+    await writeFile(join(dir, 'MEMORY.md'), '- [clean](clean.md)\n- [hard](hard.md)\n');
+    const result = await recall({ dir, query: 'kubernetes rollout notes', now: Date.now() });
+    expect(result.selected.map((m) => m.file)).toEqual(['clean.md']);
+    expect(result.text).not.toContain('sentinel');
+    const list = await runCaptured(['list', '--dir', dir, '--json'], testIo());
+    expect(list.stdout).not.toContain('sentinel');
+    const r = await runCaptured(['audit', '--dir', dir, '--json'], testIo());
+    const problems = JSON.parse(r.stdout).problems as Array<{ kind: string; file: string }>;
+    expect(problems.filter((p) => p.kind === 'unreadable').map((p) => p.file)).toEqual(['hard.md']);
+    const text = await runCaptured(['audit', '--dir', dir], testIo());
+    expect(text.stdout).toMatch(/hard\.md is a hard link/);
   });
 });
