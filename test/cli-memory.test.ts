@@ -291,6 +291,51 @@ describe('engram CLI commands', () => {
     expect(existsSync(join(io.homedir, '.engram', 'projects'))).toBe(false);
   });
 
+  it('show, revoke and rm take the path add and list print, in either layer', async () => {
+    const io = testIo();
+    const save = async (scope: string, name: string) =>
+      JSON.parse(
+        (
+          await runCaptured(
+            [
+              'add',
+              '--scope',
+              scope,
+              '--type',
+              'user',
+              '--name',
+              name,
+              '--description',
+              `about ${name}`,
+              '--body',
+              name,
+              '--json',
+            ],
+            io,
+          )
+        ).stdout,
+      ).path as string;
+    const project = await save('project', 'tabs');
+    const user = await save('user', 'vim');
+    const shown = await runCaptured(['show', user, '--json'], io);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ file: 'vim.md', layer: 'user' });
+    expect((await runCaptured(['show', project, '--json'], io)).code).toBe(0);
+    const revoked = await runCaptured(['revoke', user, '--reason', 'moved to helix'], io);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(readFileSync(user, 'utf8')).toMatch(/status: revoked/);
+    const rm = await runCaptured(['rm', project, '--json'], io);
+    expect(rm.code, rm.stderr).toBe(0);
+    expect(JSON.parse(rm.stdout)).toMatchObject({ file: 'tabs.md', removedFile: true });
+    expect((await runCaptured(['rm', user, '--scope', 'user'], io)).code).toBe(0);
+    // A path outside every memory directory stays refused as a path, never read.
+    const outside = join(io.homedir, 'elsewhere.md');
+    writeFileSync(outside, '---\nname: x\ndescription: y\ntype: user\n---\nz\n');
+    const refused = await runCaptured(['show', outside], io);
+    expect(refused.code).toBe(2);
+    expect(refused.stdout).toBe('');
+  });
+
   it('path --json reports the source and the carve-out', async () => {
     const io = testIo();
     const def = JSON.parse((await runCaptured(['path', '--json'], io)).stdout);

@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   engramHome,
@@ -102,11 +102,13 @@ export async function findInChain(
   layers: readonly MemoryLayer[],
   ref: string,
 ): Promise<{ layer: MemoryLayer; file: string; doc: MemoryDocument }> {
+  // A path `add`, `list` or `show --json` printed names the layer whose directory holds it.
+  const holding = layers.filter((l) => memoryRefIn(l.dir, ref) !== ref);
   let firstError: unknown;
-  for (const layer of layers) {
+  for (const layer of holding.length > 0 ? holding : layers) {
     try {
       // A name ending in .md resolves as it is, found or not: the read says whether it is there.
-      const file = await resolveMemoryRef(layer.dir, ref);
+      const file = await resolveMemoryRef(layer.dir, memoryRefIn(layer.dir, ref));
       return { layer, file, doc: await readMemory(layer.dir, file) };
     } catch (error) {
       if (!isEngramError(error, 'not_found')) throw error;
@@ -114,6 +116,17 @@ export async function findInChain(
     }
   }
   throw firstError;
+}
+
+/**
+ * `ref` as a name inside `dir` when it is an absolute path below `dir` (the `path` the JSON outputs
+ * print), else `ref` unchanged: the memory directory's confinement still judges the name.
+ */
+export function memoryRefIn(dir: string, ref: string): string {
+  const trimmed = ref.trim();
+  if (!isAbsolute(trimmed)) return ref;
+  const inside = relative(resolve(dir), resolve(trimmed));
+  return inside === '' || inside.startsWith('..') || isAbsolute(inside) ? ref : inside;
 }
 
 /** `--scope user|project` (default project): which layer a write goes to. */

@@ -34,6 +34,7 @@ import {
   findInChain,
   memoryChainFor,
   memoryDirFor,
+  memoryRefIn,
   printJson,
   scopeLayer,
   withCommonOptions,
@@ -233,8 +234,9 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
     .option('--scope <scope>', 'the layer to delete from: project (default) or user', 'project')
     .action(async (file: string, opts: CommonOptions & { scope?: string }) => {
       const dir = scopeLayer(io, opts).dir;
-      const target = await resolveMemoryRef(dir, file).catch(() =>
-        file.endsWith('.md') ? file : `${file}.md`,
+      const ref = memoryRefIn(dir, file);
+      const target = await resolveMemoryRef(dir, ref).catch(() =>
+        ref.endsWith('.md') ? ref : `${ref}.md`,
       );
       const { removedFile, removedIndexLine } = await removeMemory(dir, target);
       if (!removedFile && !removedIndexLine) {
