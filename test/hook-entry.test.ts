@@ -100,8 +100,11 @@ describe('the lean hook entry', () => {
     const help = run(['hook', 'user-prompt-submit', '--help'], '', env);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/--budget-ms/);
+    // The full CLI parses it, and a hook's usage error is a failed hook: {} and 1, never 2.
     const unknown = run(['hook', 'user-prompt-submit', '--no-such-flag'], input, env);
-    expect(unknown.code).toBe(2);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stdout)).toEqual({});
+    expect(unknown.stderr).toMatch(/unknown option '--no-such-flag'/);
   });
 
   it('lists the same events as the hook commands', () => {
