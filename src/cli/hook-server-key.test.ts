@@ -56,6 +56,41 @@ describe('the hook server key', () => {
     expect(keyedEnv(parts.env).map(([name]) => name)).toEqual(['ENGRAM_X', 'HOME', 'PATH']);
   });
 
+  it('is one key for every hook of every Claude Code session: per-session variables do not split it', () => {
+    // What Claude Code 2.1 hands its hooks (seen in a real run): the same for a project, except
+    // the variables of one claude process or one session, and CLAUDE_ENV_FILE on SessionStart only.
+    const claude = {
+      ...parts.env,
+      CLAUDECODE: '1',
+      CLAUDE_CODE_ENTRYPOINT: 'cli',
+      CLAUDE_PROJECT_DIR: '/p',
+    };
+    const session = (id: string, pid: string) => ({
+      ...claude,
+      CLAUDE_CODE_SESSION_ID: id,
+      CLAUDE_PID: pid,
+      CLAUDE_CODE_MESSAGING_SOCKET: `/tmp/cc-socks/${pid}.sock`,
+      CLAUDE_CODE_MESSAGING_TOKEN: `token-${id}`,
+      CLAUDE_CODE_CHILD_NOTES_DIR: `/tmp/claude-0/-p/${id}/started`,
+      CLAUDE_CODE_SSE_PORT: pid,
+    });
+    const key = hookServerKey({ ...parts, env: claude });
+    const prompt = session('874a79da', '10316');
+    const sessionStart = {
+      ...prompt,
+      CLAUDE_ENV_FILE: '/h/.claude/session-env/874a79da/sessionstart-hook-0.sh',
+    };
+    for (const env of [prompt, sessionStart, session('0816a8d9', '13643')])
+      expect(hookServerKey({ ...parts, env })).toBe(key);
+    // What engram itself reads from Claude Code's variables still makes another server.
+    for (const env of [
+      { ...claude, CLAUDE_PROJECT_DIR: '/q' },
+      { ...claude, CLAUDE_CONFIG_DIR: '/c' },
+      { ...claude, CLAUDE_CODE_DISABLE_AUTO_MEMORY: '1' },
+    ])
+      expect(hookServerKey({ ...parts, env })).not.toBe(key);
+  });
+
   it("puts a deep home's socket in a short folder of the user's, one name per home and key", () => {
     expect(hookDoor('/h/.engram', 'k', {}, 1000)).toEqual({
       runDir: '/h/.engram/run',

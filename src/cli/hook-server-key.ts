@@ -102,12 +102,29 @@ const PROCESS_ENV_NAMES = new Set([
   'EMAIL',
 ]);
 
+/**
+ * Claude Code's variables of one claude process or one session (and CLAUDE_ENV_FILE, which only
+ * SessionStart gets). engram never reads them; each request still carries them to the hook. Keyed,
+ * they gave every session, and a session's SessionStart apart from its prompts, a server of its own:
+ * a session's first prompt never found the server its SessionStart had started, and two sessions
+ * filled the home's servers.
+ */
+const PER_SESSION_NAMES = new Set([
+  'CLAUDE_ENV_FILE',
+  'CLAUDE_PID',
+  'CLAUDE_CODE_SESSION_ID',
+  'CLAUDE_CODE_MESSAGING_SOCKET',
+  'CLAUDE_CODE_MESSAGING_TOKEN',
+  'CLAUDE_CODE_CHILD_NOTES_DIR',
+  'CLAUDE_CODE_SSE_PORT',
+]);
+
 /** The variables of `env` that go into the key, sorted by name. Pure. */
 export function keyedEnv(env: Record<string, string | undefined>): [string, string][] {
   const out: [string, string][] = [];
   for (const name of Object.keys(env).sort()) {
     const value = env[name];
-    if (value === undefined) continue;
+    if (value === undefined || PER_SESSION_NAMES.has(name)) continue;
     if (PROCESS_ENV_NAMES.has(name) || PROCESS_ENV_PREFIXES.some((p) => name.startsWith(p))) {
       out.push([name, value]);
     }
