@@ -23,4 +23,9 @@ export {
   writeNameProblem,
 } from './policy.js';
 export { occurrenceLines, type UniqueEdit, uniqueEdit } from './unique-edit.js';
-export { hasWrapperTag, neutralizeWrapperTags, WRAPPER_TAG_NAMES } from './wrapper-text.js';
+export {
+  hasWrapperTag,
+  neutralizeTags,
+  neutralizeWrapperTags,
+  WRAPPER_TAG_NAMES,
+} from './wrapper-text.js';

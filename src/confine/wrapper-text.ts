@@ -38,3 +38,14 @@ export function hasWrapperTag(text: string): boolean {
   TAG_START.lastIndex = 0;
   return found;
 }
+
+/**
+ * The same rule for another prompt's own tags (the memory selector's `<message>`, `<memories>`):
+ * every `<` that starts a tag with one of `names` (letters, digits, `-` and `_`) becomes `&lt;`.
+ * Pure, idempotent.
+ */
+export function neutralizeTags(text: string, names: readonly string[]): string {
+  if (!text.includes('<') || names.length === 0) return text;
+  const start = new RegExp(`<(?=[\\s/]*(?:${names.join('|')})(?![\\w.:-]))`, 'giu');
+  return text.replace(start, '&lt;');
+}

@@ -4,7 +4,11 @@
  * zero is a normal answer (never pad to a top-k), and tools that are working need no manual while
  * their pitfalls matter most exactly then.
  */
+import { neutralizeTags } from '../confine/index.js';
 import { MAX_RECALLED } from './offline-ranker.js';
+
+/** The selector message's own sections. */
+const SELECTOR_TAGS = ['message', 'memories', 'tools_in_use'];
 
 export const SELECT_TOOL_NAME = 'select_memories';
 
@@ -44,12 +48,14 @@ export interface SelectorInput {
 
 /** The user message the selector reads: the query, the manifest, and tools in use when known. */
 export function selectorUserMessage(input: SelectorInput): string {
+  // Memory descriptions (and the texts beside them) cannot close or imitate these sections.
+  const inside = (text: string) => neutralizeTags(text, SELECTOR_TAGS);
   const parts = [
-    `<message>\n${input.query}\n</message>`,
-    `<memories>\n${input.manifest}\n</memories>`,
+    `<message>\n${inside(input.query)}\n</message>`,
+    `<memories>\n${inside(input.manifest)}\n</memories>`,
   ];
   if (input.toolsInUse && input.toolsInUse.length > 0) {
-    parts.push(`<tools_in_use>\n${input.toolsInUse.join(', ')}\n</tools_in_use>`);
+    parts.push(`<tools_in_use>\n${inside(input.toolsInUse.join(', '))}\n</tools_in_use>`);
   }
   return parts.join('\n\n');
 }
