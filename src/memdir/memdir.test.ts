@@ -221,6 +221,19 @@ describe('save, remove, revoke', () => {
     });
     expect((await auditMemoryDir(dir)).ok).toBe(true);
   });
+
+  it('never saves over a revoked memory: the revocation stays on record and off the index', async () => {
+    const dir = tempDir();
+    await saveMemory(dir, inputOf('b.md'));
+    await revokeMemory(dir, 'b.md', { reason: 'wrong port' });
+    const revoked = readFileSync(join(dir, 'b.md'), 'utf8');
+    await expect(saveMemory(dir, inputOf('b.md'))).rejects.toMatchObject({
+      code: 'refused',
+      message: expect.stringMatching(/b\.md holds a revoked memory \(reason: wrong port\)/),
+    });
+    expect(readFileSync(join(dir, 'b.md'), 'utf8')).toBe(revoked);
+    expect(readFileSync(join(dir, INDEX_FILE), 'utf8')).toBe('');
+  });
 });
 
 describe('audit and rebuild', () => {

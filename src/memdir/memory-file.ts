@@ -170,6 +170,14 @@ export async function saveMemory(dir: string, input: MemoryInput): Promise<SaveR
   return withMemoryLock(dir, async () => {
     const existed = (await confined.info(file)) !== undefined;
     const previous = existed ? (await confined.readText(file)).text : undefined;
+    const before = previous === undefined ? undefined : headerFromText(dir, file, 0, previous);
+    if (before?.status === 'revoked') {
+      // A revoked memory is kept so it is never learned again: a save over it would erase that.
+      throw new EngramError(
+        'refused',
+        `${file} holds a revoked memory (reason: ${String(before.frontmatter.reason ?? 'none given')}); save the new memory under another name or file so the revocation stays on record.`,
+      );
+    }
     await confined.writeText(file, text, { mode: 0o600 });
     let indexLine = rendered;
     try {

@@ -154,6 +154,12 @@ describe('the user memory layer', () => {
     });
     const shown = JSON.parse((await run(repo, 'show', 'editor')).stdout);
     expect([shown.layer, shown.status]).toEqual(['user', 'revoked']);
+    // Saving the same memory again is refused: the revocation stays on record.
+    const again = await run(repo, ...add('user', 'editor', 'User edits in Emacs after all'));
+    expect([again.code, again.stderr]).toEqual([
+      2,
+      expect.stringMatching(/holds a revoked memory/),
+    ]);
     // By its file name too: a name ending in .md is looked for in each layer, not assumed.
     const byFile = JSON.parse((await run(repo, 'show', 'editor-now.md')).stdout);
     expect([byFile.layer, byFile.status]).toEqual(['user', 'active']);
