@@ -3,13 +3,14 @@
  * `$ENGRAM_HOME/session-memory/<session id>/notes.md` (+ `state.json` for the update cursor),
  * and `$ENGRAM_HOME/session-memory/template.md` for a user template that replaces the default.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { EngramEnvironment } from '../config/index.js';
 import { engramHome, projectRoot } from '../config/index.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { type Clock, systemClock } from '../util/clock.js';
-import { EngramError, errnoCode } from '../util/errors.js';
+import { EngramError, errnoCode, isEngramError } from '../util/errors.js';
+import { openRegularFile } from '../util/regular-file.js';
 import { parseTemplate } from './notes-structure.js';
 import { DEFAULT_NOTES_SECTIONS, type NotesSectionSpec, renderNotesTemplate } from './prompts.js';
 import type { NotesCursor } from './thresholds.js';
@@ -74,7 +75,8 @@ export function defaultNotesTemplate(): NotesTemplate {
 /** The user template if there is a usable one, else the default (with a warning when unusable). */
 export async function loadNotesTemplate(environment: EngramEnvironment): Promise<NotesTemplate> {
   const path = join(sessionMemoryRoot(environment), TEMPLATE_FILE);
-  const text = await readOptional(path);
+  // The user's own template may be a link (a dotfiles checkout); engram's files never are.
+  const text = await readOptional(path, { followLinks: true });
   if (text === undefined) return defaultNotesTemplate();
   const sections = parseTemplate(text);
   if (sections.length === 0) {
@@ -86,11 +88,26 @@ export async function loadNotesTemplate(environment: EngramEnvironment): Promise
   return { sections, text: text.endsWith('\n') ? text : `${text}\n`, source: 'user', path };
 }
 
-export async function readOptional(path: string): Promise<string | undefined> {
+/**
+ * A session file engram keeps (notes, cursor, records), or undefined when it is missing. Only a
+ * regular file is read, opened O_NONBLOCK (a FIFO there fails at once instead of holding the read
+ * forever) and, unless `followLinks`, O_NOFOLLOW: notes go back into the model's context after a
+ * compaction, so a notes file swapped for a link must not carry another file there.
+ */
+export async function readOptional(
+  path: string,
+  options: { followLinks?: boolean } = {},
+): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8');
+    const { handle } = await openRegularFile(path, { followLinks: options.followLinks === true });
+    try {
+      return await handle.readFile('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR') return undefined;
+    if (isEngramError(error, 'not_regular_file')) throw error;
     throw new EngramError('io_error', `Cannot read ${path}: ${errnoCode(error) ?? error}`, {
       cause: error,
     });

@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Message } from 'engram/llm';
 import { findSelfReferences } from 'engram/session';
 import { describe, expect, it } from 'vitest';
@@ -271,6 +272,24 @@ describe('engram session update / notes / compact (built CLI)', () => {
       (await cli(['compact', '--transcript', file, '--json', '--no-model'])).stdout,
     );
     expect(empty.method).toBe('truncation');
+  });
+
+  it('notes that are a link or a FIFO are never read: not printed, and the read does not wait', async () => {
+    const outside = join(root, 'outside-notes.txt');
+    writeFileSync(outside, 'outside notes sentinel\n');
+    const linked = notesPathOf('s-linked-notes');
+    mkdirSync(dirname(linked), { recursive: true });
+    symlinkSync(outside, linked);
+    const viaLink = await cli(['session', 'notes', 's-linked-notes']);
+    expect(viaLink.code).not.toBe(0);
+    expect(viaLink.stdout).not.toContain('outside notes sentinel');
+    expect(viaLink.stderr).toMatch(/symbolic link/);
+    const fifo = notesPathOf('s-fifo-notes');
+    mkdirSync(dirname(fifo), { recursive: true });
+    execFileSync('mkfifo', [fifo]);
+    const viaFifo = await cli(['session', 'notes', 's-fifo-notes']);
+    expect(viaFifo.code).not.toBe(0);
+    expect(viaFifo.stderr).toMatch(/not a regular file/);
   });
 
   it('an update marked running for 61 s does not hold compaction up', async () => {
