@@ -336,6 +336,50 @@ describe('engram CLI commands', () => {
     expect(refused.stdout).toBe('');
   });
 
+  it('revoke records a successor not written yet by the file add would give its name', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-cli-'));
+    const io = testIo();
+    const add = (name: string) =>
+      runCaptured(
+        [
+          'add',
+          '--dir',
+          dir,
+          '--type',
+          'user',
+          '--name',
+          name,
+          '--description',
+          name,
+          '--body',
+          name,
+        ],
+        io,
+      );
+    await add('Old editor');
+    const revoked = await runCaptured(
+      [
+        'revoke',
+        'Old editor',
+        '--dir',
+        dir,
+        '--reason',
+        'moved',
+        '--superseded-by',
+        'New editor',
+        '--json',
+      ],
+      io,
+    );
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(JSON.parse(revoked.stdout).supersededBy).toBe('new-editor.md');
+    expect(revoked.stderr).toMatch(/new-editor\.md does not exist \(yet\)/);
+    await add('New editor');
+    const doctor = await runCaptured(['doctor', '--dir', dir, '--json'], io);
+    const kinds = JSON.parse(doctor.stdout).findings.map((f: { kind: string }) => f.kind);
+    expect(kinds).not.toContain('superseded_by_missing');
+  });
+
   it('path --json reports the source and the carve-out', async () => {
     const io = testIo();
     const def = JSON.parse((await runCaptured(['path', '--json'], io)).stdout);

@@ -7,6 +7,7 @@ import {
 } from '../../drift/index.js';
 import {
   checkMemoryFileName,
+  memoryFileName,
   readMemory,
   resolveMemoryRef,
   revokeMemory,
@@ -116,7 +117,9 @@ export function registerDriftCommands(program: Command, io: CliIo): void {
           supersededBy = await resolveMemoryRef(dir, opts.supersededBy).catch((error: unknown) => {
             // Naming a replacement that does not exist yet is allowed, but said.
             if (!isEngramError(error, 'not_found')) throw error;
-            const name = opts.supersededBy!.trim();
+            // A name, not a file, is recorded as the file `engram add --name` will give it.
+            const given = opts.supersededBy!.trim();
+            const name = given.endsWith('.md') ? given : memoryFileName(given);
             const problem = checkMemoryFileName(name);
             if (problem) throw new EngramError('invalid_input', problem);
             io.stderr(`engram: warning: ${name} does not exist (yet); recorded as given.\n`);
