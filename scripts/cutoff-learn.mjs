@@ -28,15 +28,14 @@ const { loadLabeledSet, labeledMemoryId } = await import(dist('eval/recall/label
 const { createOfflineRanker, MAX_RECALLED } = await import(dist('recall/offline-ranker.js'));
 const { RELEVANCE_CUTOFF, evidenceOf } = await import(dist('recall/relevance-cutoff.js'));
 const { analyze } = await import(dist('recall/tokenize.js'));
+// A general question about a concept, which memories of a project rarely answer.
+const { isGeneralQuestion } = await import(dist('recall/learned-veto.js'));
 
 const NOW = Date.parse('2026-12-02T12:00:00Z');
 const DAY_MS = 86_400_000;
 const TOP = 10;
 const TYPES = ['user', 'feedback', 'project', 'reference'];
 const CJK_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-// A general question about a concept, which memories of a project rarely answer.
-const GENERAL_RE =
-  /^(what('s| is| are| does)|whats|how (does|do|is)|explain|why (does|do|is)|difference between|when should|should i use|can you explain)\b|\b(vs\.?|versus|difference between|what is the difference)\b|什么是|是什么|区别|有什么不同|怎么理解|原理|とは|違い|って何|차이|뭐야|무엇|란\b|이란/iu;
 
 const args = process.argv.slice(2);
 const dumpPath = args.includes('--dump') ? args[args.indexOf('--dump') + 1] : undefined;
@@ -88,13 +87,20 @@ function rowsOfSet(set) {
   const prompts = [];
   for (const p of set.prompts) {
     const ranked = ranker.rank(p.prompt, { nowMs: NOW, limit: Infinity, requireOverlap: false });
+    // Today's rules: the hand-written cut-off alone; `shipped`: the offline ranker as it ships,
+    // the learned veto (src/recall/learned-veto.ts, fitted by --emit-veto) applied to them.
     const today = new Set(
-      ranker.rank(p.prompt, { nowMs: NOW, limit: MAX_RECALLED }).map((r) => idOf(r.file)),
+      ranker
+        .rank(p.prompt, { nowMs: NOW, limit: MAX_RECALLED, veto: false })
+        .map((r) => idOf(r.file)),
     );
+    const shipped = ranker
+      .rank(p.prompt, { nowMs: NOW, limit: MAX_RECALLED })
+      .map((r) => idOf(r.file));
     const top = ranked.slice(0, TOP);
     const pTerms = termsOf(p.prompt);
     const unknown = [...pTerms].filter((t) => !df.has(t)).length;
-    const general = GENERAL_RE.test(p.prompt.trim()) ? 1 : 0;
+    const general = isGeneralQuestion(p.prompt) ? 1 : 0;
     const cjk = CJK_RE.test(p.prompt) ? 1 : 0;
     const best = top[0];
     const bestScore = best?.score || 1;
@@ -142,7 +148,14 @@ function rowsOfSet(set) {
       };
       return { id: idOf(r.file), label: gold.has(idOf(r.file)) ? 1 : 0, f };
     });
-    prompts.push({ set: set.name, prompt: p.prompt, gold: [...gold], today: [...today], rows });
+    prompts.push({
+      set: set.name,
+      prompt: p.prompt,
+      gold: [...gold],
+      today: [...today],
+      shipped,
+      rows,
+    });
   }
   return prompts;
 }
@@ -158,7 +171,9 @@ function standardizer(rows, names) {
   for (const r of rows)
     for (let j = 0; j < d; j++) sd[j] += (r.f[names[j]] - mean[j]) ** 2 / rows.length;
   for (let j = 0; j < d; j++) sd[j] = Math.sqrt(sd[j]) || 1;
-  return (f) => names.map((k, j) => (f[k] - mean[j]) / sd[j]);
+  const z = (f) => names.map((k, j) => (f[k] - mean[j]) / sd[j]);
+  z.stats = { mean, sd };
+  return z;
 }
 
 /** Solves A x = b (A symmetric positive definite, small) by Gaussian elimination. */
@@ -233,6 +248,12 @@ function trainLogistic(rows, names, { l2 = 1, iterations = 25 } = {}) {
     predict,
     bias: w[0],
     weights: Object.fromEntries(names.map((k, j) => [k, w[j + 1]])),
+    standardized: names.map((k, j) => ({
+      feature: k,
+      mean: z.stats.mean[j],
+      sd: z.stats.sd[j],
+      weight: w[j + 1],
+    })),
   };
 }
 
@@ -342,12 +363,15 @@ function trainBoosted(rows, names, { rounds = 150, rate = 0.1, depth = 2, minLea
  * today's rules select (the model can drop a selection, never add one).
  */
 function select(prompt, prob, t, veto = false) {
-  return prompt.rows
-    .map((r, i) => ({ id: r.id, p: prob[i], rule: r.f.rule }))
-    .filter((c) => c.p >= t && (!veto || c.rule === 1))
-    .sort((a, b) => b.p - a.p)
-    .slice(0, MAX_RECALLED)
-    .map((c) => c.id);
+  return (
+    prompt.rows
+      // A veto abstains on a selection made without evidence of its own (src/recall/learned-veto.ts).
+      .map((r, i) => ({ id: r.id, p: veto && r.f.evidence < 1 ? 1 : prob[i], rule: r.f.rule }))
+      .filter((c) => c.p >= t && (!veto || c.rule === 1))
+      .sort((a, b) => b.p - a.p)
+      .slice(0, MAX_RECALLED)
+      .map((c) => c.id)
+  );
 }
 
 function tally(outcomes) {
@@ -434,6 +458,11 @@ const variants = {
     names: [...FEATURES, 'rule'],
   },
   "logistic as a veto on today's selection": { train: trainLogistic, names: FEATURES, veto: true },
+  "logistic, ranked-list features only, as a veto on today's selection": {
+    train: trainLogistic,
+    names: RANKED_ONLY,
+    veto: true,
+  },
   "boosted trees as a veto on today's selection": {
     train: trainBoosted,
     names: FEATURES,
@@ -455,6 +484,7 @@ const THRESHOLDS = Array.from({ length: 95 }, (_, i) => 0.01 * (i + 1));
 
 const allPrompts = all.flat();
 const todayOf = (prompts) => tally(prompts.map((p) => ({ gold: p.gold, selected: p.today })));
+const shippedOf = (prompts) => tally(prompts.map((p) => ({ gold: p.gold, selected: p.shipped })));
 const ceiling = tally(
   allPrompts.map((p) => ({
     gold: p.gold,
@@ -497,6 +527,33 @@ function trained(v, trainPrompts) {
   return { model, threshold };
 }
 
+// --emit-veto: the veto the offline ranker adopted (logistic over the ranked list's features,
+// trained on every development set, its threshold chosen on them), as the constants of
+// src/recall/learned-veto.ts.
+if (args.includes('--emit-veto')) {
+  const { model, threshold } = trained(
+    { train: trainLogistic, names: RANKED_ONLY, veto: true },
+    allPrompts,
+  );
+  console.log(
+    JSON.stringify({ bias: model.bias, threshold, features: model.standardized }, null, 2),
+  );
+  // The shipped ranker must select what these constants select (once they are pasted in).
+  const differ = allPrompts.filter((p) => {
+    const mine = select(
+      p,
+      p.rows.map((r) => model.predict(r.f)),
+      threshold,
+      true,
+    );
+    return [...mine].sort().join() !== [...p.shipped].sort().join();
+  }).length;
+  console.error(
+    `prompts where the shipped ranker selects otherwise: ${differ} of ${allPrompts.length}`,
+  );
+  process.exit(0);
+}
+
 // --measure FILE…: train on every development set (but the measured ones, if any is one) and
 // measure on the sets named, once; for sets nobody may tune on, run by whoever measures them.
 if (measured.length > 0) {
@@ -505,6 +562,7 @@ if (measured.length > 0) {
     const prompts = rowsOfSet(set);
     const train = all.filter((ps) => ps[0]?.set !== set.name).flat();
     console.log(`${set.name}: today's rules  ${fmt(todayOf(prompts))}`);
+    console.log(`  the ranker as shipped (learned veto)  ${fmt(shippedOf(prompts))}`);
     for (const [label, v] of Object.entries(variants)) {
       const { model, threshold } = trained(v, train);
       const outs = prompts.map((p) => ({
@@ -561,6 +619,9 @@ if (asJson) {
   console.log(`${sets.length} development sets, top ${TOP} candidates per prompt`);
   console.log(`ceiling (gold among the candidates): ${fmt(ceiling)}`);
   console.log(`today's rules:                       ${fmt(today)}`);
+  console.log(
+    `the ranker as shipped (learned veto, fitted on all of these): ${fmt(shippedOf(allPrompts))}`,
+  );
   console.log('AUC of single features over all candidates (below 0.5: lower is better):');
   for (const [k, a] of Object.entries(featureAuc).sort(
     (x, y) => Math.abs(y[1] - 0.5) - Math.abs(x[1] - 0.5),

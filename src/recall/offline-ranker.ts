@@ -16,6 +16,7 @@
 import type { MemoryTypeOrUnknown } from '../memdir/types.js';
 import { runSteps } from '../util/steps.js';
 import { type DecayConstants, type DecayInput, decayWeight } from './decay.js';
+import { applyLearnedVeto, VETO_MIN_MEMORIES, VETO_TOP } from './learned-veto.js';
 import {
   type Bm25Index,
   type Bm25Snapshot,
@@ -88,6 +89,11 @@ export interface RankOptions {
    * may still be chosen, so one already in the conversation never sets the cut-off's bar.
    */
   only?: ReadonlySet<string>;
+  /**
+   * Default true: the learned veto (learned-veto.ts) may drop what the cut-off selected. False:
+   * the hand-written cut-off alone (evaluation, to measure what the veto is worth).
+   */
+  veto?: boolean;
   /** Per-type decay constants (default DEFAULT_DECAY). */
   decay?: DecayConstants;
   /** When recall last selected each file (from the recall log), for the reference rule. */
@@ -486,6 +492,7 @@ function rankerOver(
       // Blend both views relative to their best match, then express it in word-match units.
       const scale = maxWords > 0 ? maxWords / unit : 1;
       const kept: number[] = [];
+      const unmatched: number[] = [];
       const scores = new Float64Array(n);
       const relevances = new Float64Array(n);
       // One decay input, refilled per memory: a prefilter ranks every memory of a large directory
@@ -497,8 +504,8 @@ function rankerOver(
       const count = docs ? docs.length : n;
       for (let i = 0; i < count; i++) {
         const d = docs ? docs[i]! : i;
-        if (requireOverlap && overlap[d] === 0) continue;
         if (!docs && options.only && !options.only.has(sorted[d]!.file)) continue;
+        // A memory sharing no word is never selected, yet the veto reads the ten best of all.
         const blend =
           (maxWords > 0 ? words[d]! / maxWords : 0) +
           (maxGrams > 0 ? (RANKER_TUNING.gramShare * grams[d]!) / maxGrams : 0);
@@ -510,12 +517,13 @@ function rankerOver(
         const relevance = blend * scale;
         scores[d] = relevance * (1 + RECENCY_BONUS * recency) * TYPE_WEIGHTS[memory.type];
         relevances[d] = relevance;
-        kept.push(d);
+        if (requireOverlap && overlap[d] === 0) unmatched.push(d);
+        else kept.push(d);
       }
       // Without the cut-off only the best `limit` are wanted: select them, do not sort them all.
       const chosen =
         !requireOverlap && limit < kept.length ? bestOf(kept, limit, scores, sorted) : kept;
-      const ranked: RankedMemory[] = chosen.map((d) => ({
+      const rankedOf = (d: number): RankedMemory => ({
         file: sorted[d]!.file,
         score: scores[d]!,
         relevance: relevances[d]!,
@@ -523,9 +531,18 @@ function rankerOver(
         distinctive: distinctive[d]!,
         specificWords: specific[d] ?? NO_WORDS,
         phrases: phrases[d]!,
-      }));
-      ranked.sort((a, b) => b.score - a.score || byFile(a, b));
-      return (requireOverlap ? selectRelevant(ranked, cutoff) : ranked).slice(0, limit);
+      });
+      const byScore = (a: RankedMemory, b: RankedMemory) => b.score - a.score || byFile(a, b);
+      const ranked = chosen.map(rankedOf).sort(byScore);
+      if (!requireOverlap) return ranked.slice(0, limit);
+      const selected = selectRelevant(ranked, cutoff);
+      if (options.veto === false || selected.length === 0 || n < VETO_MIN_MEMORIES)
+        return selected.slice(0, limit);
+      // The learned veto (learned-veto.ts) reads the ten best of every memory ranked, matched or not.
+      const top = bestOf(kept.concat(unmatched), VETO_TOP, scores, sorted)
+        .map((d) => ({ ...rankedOf(d), type: sorted[d]!.type }))
+        .sort(byScore);
+      return applyLearnedVeto(selected, top, query, cutoff).slice(0, limit);
     },
   };
   matchers.set(ranker, (query, cutoff) => matchSteps(query, commonAboveFor(cutoff)));

@@ -28,7 +28,9 @@ describe('engram eval recall on the labeled sets', () => {
     const report = await evalSet('coding-agent');
     expect(report.relevantPrompts).toBeGreaterThanOrEqual(40);
     expect(report.unrelatedPrompts).toBeGreaterThanOrEqual(20);
-    expect(report.recall).toBeGreaterThanOrEqual(0.92);
+    // 49 of 53 before the learned veto (learned-veto.ts), which dropped two gold memories here
+    // and no wrong one: the trade it makes pays on the harder sets below, not on this one.
+    expect(report.recall).toBeGreaterThanOrEqual(47 / 53 - 1e-9);
     expect(report.silence).toBe(1);
     expect(report.precision).toBeGreaterThanOrEqual(0.9);
   }, 60_000);
@@ -51,9 +53,9 @@ describe('engram eval recall on the labeled sets', () => {
 
   it('keeps the ML set silent on every unrelated prompt', async () => {
     const report = await evalSet('heldout-ml');
-    expect(report.recall).toBeGreaterThanOrEqual(0.81);
+    expect(report.recall).toBeGreaterThanOrEqual(26 / 33 - 1e-9);
     expect(report.silence).toBe(1);
-    expect(report.precision).toBeGreaterThanOrEqual(0.93);
+    expect(report.precision).toBeGreaterThanOrEqual(26 / 28 - 1e-9);
   }, 60_000);
 
   // Written without looking at the ranker; development sets since the generic-vocabulary work.
@@ -61,36 +63,37 @@ describe('engram eval recall on the labeled sets', () => {
   const SEALED: Array<[string, number, number, number]> = [
     ['sealed-game-ja', 0.83, 0.65, 16 / 18],
     ['sealed-mobile', 0.82, 0.73, 22 / 22],
-    ['sealed-oss-lib', 0.71, 0.64, 16 / 18],
-    ['sealed-pipeline-zh', 0.78, 0.78, 18 / 20],
+    ['sealed-oss-lib', 24 / 32, 24 / 39, 16 / 18],
+    ['sealed-pipeline-zh', 32 / 39, 32 / 42, 18 / 20],
   ];
   // Written blind by the sealed3 helper for #19's acceptance, committed before their first run
   // (0677ef8); three gold labels fixed once after it. Their misses were read for the rules after
   // the third wave (docs/eval.md), so they are development sets now, like the waves before:
   // [set, precision, recall, silence] as measured.
   const SEALED3: Array<[string, number, number, number]> = [
-    ['sealed3-go-logistics', 24 / 50, 24 / 48, 13 / 18],
-    ['sealed3-miniapp-zh', 25 / 51, 25 / 44, 10 / 18],
-    ['sealed3-ml-airflow', 23 / 50, 23 / 40, 15 / 18],
-    ['sealed3-devops-ja', 20 / 49, 20 / 42, 8 / 18],
+    ['sealed3-go-logistics', 23 / 46, 23 / 48, 14 / 18],
+    ['sealed3-miniapp-zh', 25 / 44, 25 / 44, 13 / 18],
+    ['sealed3-ml-airflow', 23 / 47, 23 / 40, 15 / 18],
+    ['sealed3-devops-ja', 20 / 43, 20 / 42, 10 / 18],
   ];
   // Written blind by the sealed4 helper for #19's acceptance, committed before their first run
   // (fa2f7ae) and never tuned on; two gold labels fixed once after it (docs/eval.md):
-  // [set, precision, recall, silence] as measured after the identifier, "vs" and example rules
-  // (chosen on the other seventeen sets; measured here once, by the lead, after they were fixed).
+  // [set, precision, recall, silence] as measured with the learned veto (fitted on the other
+  // seventeen sets, measured here by the lead; before it, with the identifier, "vs" and example
+  // rules: 24/54 24/48 12/18, 29/55 29/45 10/18, 28/60 28/49 13/18, 29/51 29/46 10/18).
   const SEALED4: Array<[string, number, number, number]> = [
-    ['sealed4-rails-saas', 24 / 54, 24 / 48, 12 / 18],
-    ['sealed4-rust-engine', 29 / 55, 29 / 45, 10 / 18],
-    ['sealed4-spring-zh', 28 / 60, 28 / 49, 13 / 18],
-    ['sealed4-android-ko', 29 / 51, 29 / 46, 10 / 18],
+    ['sealed4-rails-saas', 23 / 49, 23 / 48, 13 / 18],
+    ['sealed4-rust-engine', 29 / 53, 29 / 45, 10 / 18],
+    ['sealed4-spring-zh', 28 / 51, 28 / 49, 17 / 18],
+    ['sealed4-android-ko', 29 / 50, 29 / 46, 11 / 18],
   ];
   // Written blind in the wave before; the generic-vocabulary work read their misses, so they are
   // development sets now (docs/eval.md): [set, precision, recall, silence] as measured since.
   const SEALED2: Array<[string, number, number, number]> = [
-    ['sealed2-data-science-zh', 24 / 55, 24 / 38, 12 / 18],
-    ['sealed2-embedded-en', 16 / 57, 16 / 45, 9 / 18],
-    ['sealed2-fintech-api', 22 / 57, 22 / 44, 9 / 18],
-    ['sealed2-web-ko-ja', 20 / 50, 20 / 46, 12 / 18],
+    ['sealed2-data-science-zh', 23 / 46, 23 / 38, 13 / 18],
+    ['sealed2-embedded-en', 15 / 48, 15 / 45, 11 / 18],
+    ['sealed2-fintech-api', 22 / 44, 22 / 44, 15 / 18],
+    ['sealed2-web-ko-ja', 20 / 47, 20 / 46, 13 / 18],
   ];
   for (const [name, precision, recall, silence] of [
     ...SEALED,

@@ -14,7 +14,12 @@ const DAY_MS = 86_400_000;
 
 export function rankSetInMemory(
   set: LabeledSet,
-  options: { nowMs: number; concepts?: ConceptTable },
+  options: {
+    nowMs: number;
+    concepts?: ConceptTable;
+    /** False: the hand-written cut-off alone, without the learned veto (default true). */
+    veto?: boolean;
+  },
 ): PromptOutcome[] {
   const projectFiles = new Set(
     set.memories.filter((m) => m.scope === 'project').map((m) => m.file),
@@ -36,7 +41,11 @@ export function rankSetInMemory(
     prompt: p.prompt,
     gold: p.gold,
     selected: ranker
-      .rank(p.prompt, { nowMs: options.nowMs, limit: MAX_RECALLED })
+      .rank(p.prompt, {
+        nowMs: options.nowMs,
+        limit: MAX_RECALLED,
+        ...(options.veto === false ? { veto: false } : {}),
+      })
       .map((r) => idOf.get(r.file) ?? r.file),
   }));
 }
