@@ -54,6 +54,32 @@ describe('recall (offline ranker)', () => {
     expect(result.shape.selected).toBe(5);
   });
 
+  it("reads a long prompt's two ends only: what they ask is recalled, the middle is not read", async () => {
+    const dir = await deployDir(3);
+    // A pasted log between the question and its last line: the log's middle names the canary
+    // memory's topic again and again, the ends (and the filler around them) only the rollback.
+    const filler = 'zqx '.repeat(3_000);
+    const middle = `${filler}${'canary '.repeat(50_000)}${filler}`;
+    const query = `why did the rollback deploy fail\n${middle}\nplease check the rollback deploy`;
+    const long = await recall({ dir, query, now: NOW });
+    const ends = await recall({
+      dir,
+      query: `${query.slice(0, 8_192)}\n${query.slice(-8_192)}`,
+      now: NOW,
+    });
+    expect(long.selected.map((m) => m.file)).toEqual(ends.selected.map((m) => m.file));
+    expect(long.selected.map((m) => m.file)).toContain('deploy-rollback.md');
+    expect(long.text).toBe(ends.text);
+    expect(long.notes.join('\n')).toMatch(/recall read its first and last 8192/);
+  });
+
+  it('refuses a call without a query string with a clear error', async () => {
+    const dir = await deployDir(1);
+    await expect(recall({ dir } as unknown as Parameters<typeof recall>[0])).rejects.toThrow(
+      /recall needs a `query`/,
+    );
+  });
+
   it('skips single-word prompts before touching the directory', async () => {
     const result = await recall({ dir: '/nonexistent/engram', query: '  continue ', now: NOW });
     expect(result.shape.skipped).toBe('single_word');

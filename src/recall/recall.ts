@@ -25,6 +25,7 @@ import {
   type RecallSkip,
 } from './metrics.js';
 import { MAX_RECALLED } from './offline-ranker.js';
+import { RECALL_QUERY_EDGE_CHARS, recallQuery } from './query-text.js';
 import { successfulToolsSinceLastTurn } from './recent-tools.js';
 import { selectWithModel } from './selector.js';
 import { isSingleWordPrompt } from './single-word.js';
@@ -147,8 +148,16 @@ type Outcome = Omit<RecallResult, 'shape' | 'notes' | 'complete'>;
  * Zero memories is a normal answer. Never throws for a model failure (it falls back to the
  * offline ranker and says so); throws EngramError('aborted') when `signal` aborts it.
  */
-export async function recall(options: RecallOptions): Promise<RecallResult> {
+export async function recall(given: RecallOptions): Promise<RecallResult> {
+  if (typeof given?.query !== 'string')
+    throw new EngramError('invalid_input', "recall needs a `query`: the user's message, a string");
+  const query = recallQuery(given.query);
+  const options = query === given.query ? given : { ...given, query };
   const run = beginRun(options);
+  if (query !== given.query)
+    run.notes.push(
+      `the prompt is ${given.query.length} characters long: recall read its first and last ${RECALL_QUERY_EDGE_CHARS}`,
+    );
   const outcome = earlyOutcome(options, run) ?? (await selectAndInject(options, run));
   run.shape.durationMs = Math.round((performance.now() - run.started) * 1000) / 1000;
   run.shape.timeSpentMs = run.shape.durationMs;
