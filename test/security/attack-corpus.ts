@@ -516,7 +516,9 @@ export async function setupWorld(prefix = 'engram-corpus-'): Promise<World> {
     sentinel,
     credentials,
     env,
-    cleanup: () => rm(top, { recursive: true, force: true }),
+    // Retried: a writer the world's last call left running (a cache or log write under load) can
+    // add a file while the tree is being removed (ENOTEMPTY), seen once in a full run.
+    cleanup: () => rm(top, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }),
   };
 }
 
