@@ -24,18 +24,16 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = (p) => join(ROOT, 'dist', p);
-const { loadLabeledSet, labeledMemoryId } = await import(dist('eval/recall/labeled-set.js'));
-const { createOfflineRanker, MAX_RECALLED } = await import(dist('recall/offline-ranker.js'));
-const { RELEVANCE_CUTOFF, evidenceOf } = await import(dist('recall/relevance-cutoff.js'));
+const { loadLabeledSet } = await import(dist('eval/recall/labeled-set.js'));
+const { rankerOfSet } = await import(dist('eval/recall/in-memory.js'));
+const { MAX_RECALLED } = await import(dist('recall/offline-ranker.js'));
+const { RELEVANCE_CUTOFF } = await import(dist('recall/relevance-cutoff.js'));
 const { analyze } = await import(dist('recall/tokenize.js'));
-// A general question about a concept, which memories of a project rarely answer.
-const { isGeneralQuestion } = await import(dist('recall/learned-veto.js'));
+// The features of the ranked list (rank, scores, the rules' counts, a general question, CJK, type).
+const { vetoFeatures } = await import(dist('recall/learned-veto.js'));
 
 const NOW = Date.parse('2026-12-02T12:00:00Z');
-const DAY_MS = 86_400_000;
 const TOP = 10;
-const TYPES = ['user', 'feedback', 'project', 'reference'];
-const CJK_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 
 const args = process.argv.slice(2);
 const dumpPath = args.includes('--dump') ? args[args.indexOf('--dump') + 1] : undefined;
@@ -59,21 +57,8 @@ const log1p = (x) => Math.log(1 + x);
 
 /** One row per (prompt, candidate): features, label, and whether today's rules select it. */
 function rowsOfSet(set) {
-  const projectFiles = new Set(
-    set.memories.filter((m) => m.scope === 'project').map((m) => m.file),
-  );
-  const visible = set.memories.filter((m) => m.scope === 'project' || !projectFiles.has(m.file));
+  const { ranker, visible, idOf } = rankerOfSet(set, { nowMs: NOW });
   const byFile = new Map(visible.map((m) => [m.file, m]));
-  const idOf = (file) => labeledMemoryId(byFile.get(file).scope, file);
-  const ranker = createOfflineRanker(
-    visible.map((m) => ({
-      file: m.file,
-      type: m.type,
-      name: m.name ?? m.file.replace(/\.md$/, ''),
-      description: m.description,
-      mtimeMs: NOW - (m.ageDays ?? 1) * DAY_MS,
-    })),
-  );
   // Document frequency of each term over the memories' headers, for idf.
   const memTerms = new Map();
   const df = new Map();
@@ -100,38 +85,19 @@ function rowsOfSet(set) {
     const top = ranked.slice(0, TOP);
     const pTerms = termsOf(p.prompt);
     const unknown = [...pTerms].filter((t) => !df.has(t)).length;
-    const general = isGeneralQuestion(p.prompt) ? 1 : 0;
-    const cjk = CJK_RE.test(p.prompt) ? 1 : 0;
-    const best = top[0];
-    const bestScore = best?.score || 1;
-    const bestRel = Math.max(...top.map((r) => r.relevance), 1e-9);
-    const evid = top.map((r) => evidenceOf(r, RELEVANCE_CUTOFF));
-    const bestEvid = Math.max(...evid, 1e-9);
-    const eligible = evid.filter((e) => e >= 1).length;
-    const holders = new Map();
-    for (const r of top) for (const w of r.specificWords) holders.set(w, (holders.get(w) ?? 0) + 1);
+    // What the ranked list says of its ten best, as the shipped veto computes it.
+    const listed = vetoFeatures(
+      top.map((r) => ({ ...r, type: byFile.get(r.file).type })),
+      p.prompt,
+      RELEVANCE_CUTOFF,
+    );
     const gold = new Set(p.gold);
     const rows = top.map((r, i) => {
-      const mem = byFile.get(r.file);
       const mt = memTerms.get(r.file);
       const shared = [...pTerms].filter((t) => mt.has(t));
       const idfs = shared.map(idf);
-      const next = top[i + 1];
       const f = {
-        rank: i,
-        logScore: log1p(r.score),
-        logRelevance: log1p(r.relevance),
-        scoreRatio: r.score / bestScore,
-        relevanceRatio: r.relevance / bestRel,
-        gapToNext: next ? (r.score - next.score) / bestScore : r.score / bestScore,
-        overlap: r.overlap,
-        distinctive: r.distinctive,
-        specific: r.specificWords.length,
-        ownSpecific: r.specificWords.filter((w) => holders.get(w) === 1).length,
-        phrases: r.phrases,
-        evidence: evid[i],
-        evidenceRatio: evid[i] / bestEvid,
-        eligible: evid[i] >= 1 ? 1 : 0,
+        ...listed[i],
         sharedStems: shared.length,
         maxIdf: idfs.length ? Math.max(...idfs) : 0,
         sumIdf: idfs.reduce((a, b) => a + b, 0),
@@ -140,10 +106,6 @@ function rowsOfSet(set) {
         promptTerms: log1p(pTerms.size),
         unknownShare: pTerms.size ? unknown / pTerms.size : 0,
         unknownTerms: log1p(unknown),
-        eligibleCandidates: log1p(eligible),
-        general,
-        cjk,
-        ...Object.fromEntries(TYPES.map((t) => [`type_${t}`, mem.type === t ? 1 : 0])),
         rule: today.has(idOf(r.file)) ? 1 : 0,
       };
       return { id: idOf(r.file), label: gold.has(idOf(r.file)) ? 1 : 0, f };

@@ -6,26 +6,29 @@
  * user-layer memory whose file name the project also uses is not seen.
  */
 import type { ConceptTable } from '../../recall/lexical/concepts.js';
-import { createOfflineRanker, MAX_RECALLED } from '../../recall/offline-ranker.js';
+import {
+  createOfflineRanker,
+  MAX_RECALLED,
+  type OfflineRanker,
+} from '../../recall/offline-ranker.js';
 import { type LabeledSet, labeledMemoryId } from './labeled-set.js';
 import type { PromptOutcome } from './score.js';
 
 const DAY_MS = 86_400_000;
 
-export function rankSetInMemory(
+/**
+ * A labeled set's ranker over the memories recall would see (a user-layer memory whose file name
+ * the project also uses is hidden), with each memory's labeled id.
+ */
+export function rankerOfSet(
   set: LabeledSet,
-  options: {
-    nowMs: number;
-    concepts?: ConceptTable;
-    /** False: the hand-written cut-off alone, without the learned veto (default true). */
-    veto?: boolean;
-  },
-): PromptOutcome[] {
+  options: { nowMs: number; concepts?: ConceptTable },
+): { ranker: OfflineRanker; visible: LabeledSet['memories']; idOf: (file: string) => string } {
   const projectFiles = new Set(
     set.memories.filter((m) => m.scope === 'project').map((m) => m.file),
   );
   const visible = set.memories.filter((m) => m.scope === 'project' || !projectFiles.has(m.file));
-  const idOf = new Map(visible.map((m) => [m.file, labeledMemoryId(m.scope, m.file)]));
+  const ids = new Map(visible.map((m) => [m.file, labeledMemoryId(m.scope, m.file)]));
   const ranker = createOfflineRanker(
     visible.map((m) => ({
       file: m.file,
@@ -37,6 +40,19 @@ export function rankSetInMemory(
     undefined,
     options.concepts ? { concepts: options.concepts } : {},
   );
+  return { ranker, visible, idOf: (file) => ids.get(file) ?? file };
+}
+
+export function rankSetInMemory(
+  set: LabeledSet,
+  options: {
+    nowMs: number;
+    concepts?: ConceptTable;
+    /** False: the hand-written cut-off alone, without the learned veto (default true). */
+    veto?: boolean;
+  },
+): PromptOutcome[] {
+  const { ranker, idOf } = rankerOfSet(set, options);
   return set.prompts.map((p) => ({
     prompt: p.prompt,
     gold: p.gold,
@@ -46,6 +62,6 @@ export function rankSetInMemory(
         limit: MAX_RECALLED,
         ...(options.veto === false ? { veto: false } : {}),
       })
-      .map((r) => idOf.get(r.file) ?? r.file),
+      .map((r) => idOf(r.file)),
   }));
 }
