@@ -88,42 +88,83 @@ export function vetoFeatures(
   prompt: string,
   cutoff: RelevanceCutoff,
 ): VetoFeatures[] {
-  const bestScore = top[0]?.score || 1;
+  const context = listContext(top, prompt, cutoff);
+  return top.map((_, i) => featuresAt(context, i));
+}
+
+/** What every candidate's features read from the whole list, computed once per list. */
+interface ListContext {
+  top: readonly VetoCandidate[];
+  bestScore: number;
+  bestRelevance: number;
+  evidence: number[];
+  bestEvidence: number;
+  eligible: number;
+  holders: Map<string, number>;
+  general: number;
+  cjk: number;
+}
+
+function listContext(
+  top: readonly VetoCandidate[],
+  prompt: string,
+  cutoff: RelevanceCutoff,
+): ListContext {
   let bestRelevance = 1e-9;
-  for (const r of top) bestRelevance = Math.max(bestRelevance, r.relevance);
-  const evidence = top.map((r) => evidenceOf(r, cutoff));
-  const bestEvidence = Math.max(1e-9, ...evidence);
-  const eligible = evidence.filter((e) => e >= 1).length;
+  let bestEvidence = 1e-9;
+  let eligible = 0;
+  const evidence: number[] = [];
   const holders = new Map<string, number>();
-  for (const r of top) for (const w of r.specificWords) holders.set(w, (holders.get(w) ?? 0) + 1);
-  const general = isGeneralQuestion(prompt) ? 1 : 0;
-  const cjk = CJK_RE.test(prompt) ? 1 : 0;
-  return top.map((r, i) => {
-    const next = top[i + 1];
-    return {
-      rank: i,
-      logScore: Math.log1p(r.score),
-      logRelevance: Math.log1p(r.relevance),
-      scoreRatio: r.score / bestScore,
-      relevanceRatio: r.relevance / bestRelevance,
-      gapToNext: next ? (r.score - next.score) / bestScore : r.score / bestScore,
-      overlap: r.overlap,
-      distinctive: r.distinctive,
-      specific: r.specificWords.length,
-      ownSpecific: r.specificWords.filter((w) => holders.get(w) === 1).length,
-      phrases: r.phrases ?? 0,
-      evidence: evidence[i]!,
-      evidenceRatio: evidence[i]! / bestEvidence,
-      eligible: evidence[i]! >= 1 ? 1 : 0,
-      eligibleCandidates: Math.log1p(eligible),
-      general,
-      cjk,
-      type_user: r.type === 'user' ? 1 : 0,
-      type_feedback: r.type === 'feedback' ? 1 : 0,
-      type_project: r.type === 'project' ? 1 : 0,
-      type_reference: r.type === 'reference' ? 1 : 0,
-    };
-  });
+  for (const r of top) {
+    bestRelevance = Math.max(bestRelevance, r.relevance);
+    const e = evidenceOf(r, cutoff);
+    evidence.push(e);
+    bestEvidence = Math.max(bestEvidence, e);
+    if (e >= 1) eligible++;
+    for (const w of r.specificWords) holders.set(w, (holders.get(w) ?? 0) + 1);
+  }
+  return {
+    top,
+    bestScore: top[0]?.score || 1,
+    bestRelevance,
+    evidence,
+    bestEvidence,
+    eligible,
+    holders,
+    general: isGeneralQuestion(prompt) ? 1 : 0,
+    cjk: CJK_RE.test(prompt) ? 1 : 0,
+  };
+}
+
+function featuresAt(c: ListContext, i: number): VetoFeatures {
+  const r = c.top[i]!;
+  const next = c.top[i + 1];
+  const evidence = c.evidence[i]!;
+  let ownSpecific = 0;
+  for (const w of r.specificWords) if (c.holders.get(w) === 1) ownSpecific++;
+  return {
+    rank: i,
+    logScore: Math.log1p(r.score),
+    logRelevance: Math.log1p(r.relevance),
+    scoreRatio: r.score / c.bestScore,
+    relevanceRatio: r.relevance / c.bestRelevance,
+    gapToNext: next ? (r.score - next.score) / c.bestScore : r.score / c.bestScore,
+    overlap: r.overlap,
+    distinctive: r.distinctive,
+    specific: r.specificWords.length,
+    ownSpecific,
+    phrases: r.phrases ?? 0,
+    evidence,
+    evidenceRatio: evidence / c.bestEvidence,
+    eligible: evidence >= 1 ? 1 : 0,
+    eligibleCandidates: Math.log1p(c.eligible),
+    general: c.general,
+    cjk: c.cjk,
+    type_user: r.type === 'user' ? 1 : 0,
+    type_feedback: r.type === 'feedback' ? 1 : 0,
+    type_project: r.type === 'project' ? 1 : 0,
+    type_reference: r.type === 'reference' ? 1 : 0,
+  };
 }
 
 /** The veto's probability that a candidate with these features is what the prompt needs. Pure. */
@@ -146,16 +187,18 @@ export function applyLearnedVeto<T extends { file: string }>(
   veto: LearnedVeto = LEARNED_VETO,
 ): T[] {
   if (selected.length === 0) return [];
-  const features = vetoFeatures(top.slice(0, VETO_TOP), prompt, cutoff);
-  const probability = new Map<string, number>();
-  for (let i = 0; i < features.length; i++) {
-    // The veto was fitted on selections made on evidence of their own (one specific word's
-    // worth at least); one the cut-off made on shared common words alone (twelve notes on
-    // "testing", asked about "testing") is outside what it knows, so it abstains.
-    const judged = features[i]!.evidence >= 1;
-    probability.set(top[i]!.file, judged ? vetoProbability(features[i]!, veto) : 1);
-  }
-  return selected.filter((r) => (probability.get(r.file) ?? 0) >= veto.threshold);
+  const listed = top.length > VETO_TOP ? top.slice(0, VETO_TOP) : top;
+  const context = listContext(listed, prompt, cutoff);
+  // Only the selected are judged; the list around them gives their context.
+  return selected.filter((r) => {
+    const i = listed.findIndex((t) => t.file === r.file);
+    if (i < 0) return false;
+    // The veto was fitted on selections made on evidence of their own (one specific word's worth
+    // at least); one the cut-off made on shared common words alone (twelve notes on "testing",
+    // asked about "testing") is outside what it knows, so it abstains.
+    if (context.evidence[i]! < 1) return true;
+    return vetoProbability(featuresAt(context, i), veto) >= veto.threshold;
+  });
 }
 
 /** Fitted by `node scripts/cutoff-learn.mjs --emit-veto` on the seventeen development sets. */

@@ -505,7 +505,9 @@ function rankerOver(
       for (let i = 0; i < count; i++) {
         const d = docs ? docs[i]! : i;
         if (!docs && options.only && !options.only.has(sorted[d]!.file)) continue;
-        // A memory sharing no word is never selected, yet the veto reads the ten best of all.
+        // A memory sharing no word is never selected, yet the veto reads the ten best of all; one
+        // matching nothing at all scores 0 and changes no feature of those ahead of it: skipped.
+        if (requireOverlap && overlap[d] === 0 && words[d] === 0 && grams[d] === 0) continue;
         const blend =
           (maxWords > 0 ? words[d]! / maxWords : 0) +
           (maxGrams > 0 ? (RANKER_TUNING.gramShare * grams[d]!) / maxGrams : 0);
@@ -539,8 +541,22 @@ function rankerOver(
       if (options.veto === false || selected.length === 0 || n < VETO_MIN_MEMORIES)
         return selected.slice(0, limit);
       // The learned veto (learned-veto.ts) reads the ten best of every memory ranked, matched or not.
-      const top = bestOf(kept.concat(unmatched), VETO_TOP, scores, sorted)
-        .map((d) => ({ ...rankedOf(d), type: sorted[d]!.type }))
+      const top = bestOf(
+        unmatched.length > 0 ? kept.concat(unmatched) : kept,
+        VETO_TOP,
+        scores,
+        sorted,
+      )
+        .map((d) => ({
+          file: sorted[d]!.file,
+          type: sorted[d]!.type,
+          score: scores[d]!,
+          relevance: relevances[d]!,
+          overlap: overlap[d]!,
+          distinctive: distinctive[d]!,
+          specificWords: specific[d] ?? NO_WORDS,
+          phrases: phrases[d]!,
+        }))
         .sort(byScore);
       return applyLearnedVeto(selected, top, query, cutoff).slice(0, limit);
     },
