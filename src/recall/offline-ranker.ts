@@ -502,12 +502,7 @@ function rankerOver(
       // those, in index order as the full loop would, instead of looking every memory up.
       const docs = options.only && options.only.size * 4 < n ? docsOf(options.only) : undefined;
       const count = docs ? docs.length : n;
-      for (let i = 0; i < count; i++) {
-        const d = docs ? docs[i]! : i;
-        if (!docs && options.only && !options.only.has(sorted[d]!.file)) continue;
-        // A memory sharing no word is never selected, yet the veto reads the ten best of all; one
-        // matching nothing at all scores 0 and changes no feature of those ahead of it: skipped.
-        if (requireOverlap && overlap[d] === 0 && words[d] === 0 && grams[d] === 0) continue;
+      const score = (d: number) => {
         const blend =
           (maxWords > 0 ? words[d]! / maxWords : 0) +
           (maxGrams > 0 ? (RANKER_TUNING.gramShare * grams[d]!) / maxGrams : 0);
@@ -519,8 +514,18 @@ function rankerOver(
         const relevance = blend * scale;
         scores[d] = relevance * (1 + RECENCY_BONUS * recency) * TYPE_WEIGHTS[memory.type];
         relevances[d] = relevance;
-        if (requireOverlap && overlap[d] === 0) unmatched.push(d);
-        else kept.push(d);
+      };
+      for (let i = 0; i < count; i++) {
+        const d = docs ? docs[i]! : i;
+        if (!docs && options.only && !options.only.has(sorted[d]!.file)) continue;
+        if (requireOverlap && overlap[d] === 0) {
+          // Never selected, yet the veto reads the ten best of all: scored only if it runs. One
+          // matching nothing at all scores 0 and changes no feature of those ahead of it.
+          if (words[d] !== 0 || grams[d] !== 0) unmatched.push(d);
+          continue;
+        }
+        score(d);
+        kept.push(d);
       }
       // Without the cut-off only the best `limit` are wanted: select them, do not sort them all.
       const chosen =
@@ -541,6 +546,7 @@ function rankerOver(
       if (options.veto === false || selected.length === 0 || n < VETO_MIN_MEMORIES)
         return selected.slice(0, limit);
       // The learned veto (learned-veto.ts) reads the ten best of every memory ranked, matched or not.
+      for (const d of unmatched) score(d);
       const top = bestOf(
         unmatched.length > 0 ? kept.concat(unmatched) : kept,
         VETO_TOP,
