@@ -553,16 +553,7 @@ function rankerOver(
         scores,
         sorted,
       )
-        .map((d) => ({
-          file: sorted[d]!.file,
-          type: sorted[d]!.type,
-          score: scores[d]!,
-          relevance: relevances[d]!,
-          overlap: overlap[d]!,
-          distinctive: distinctive[d]!,
-          specificWords: specific[d] ?? NO_WORDS,
-          phrases: phrases[d]!,
-        }))
+        .map((d) => Object.assign(rankedOf(d), { type: sorted[d]!.type }))
         .sort(byScore);
       return applyLearnedVeto(selected, top, query, cutoff).slice(0, limit);
     },
