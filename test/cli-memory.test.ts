@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCaptured, testIo } from '../src/cli/test-io.js';
+import { checkMemoryInput } from '../src/memdir/memory-file.js';
 
 const CLAUDE_FIXTURE = join(import.meta.dirname, 'fixtures', 'claude-code-memory');
 
@@ -269,6 +270,32 @@ describe('engram CLI commands', () => {
     writeFileSync(bom, '\uFEFFWritten on Windows.\r\n');
     expect((await add('--body-file', bom)).code).toBe(0);
     expect(readFileSync(join(dir, 'n.md'), 'utf8')).toMatch(/---\nWritten on Windows\./);
+  });
+
+  it('add refuses a name or description with control characters: nothing reaches MEMORY.md', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'engram-cli-'));
+    const io = testIo();
+    const add = (name: string, description: string) =>
+      runCaptured(
+        ['add', '--dir', dir, '--type', 'user', '--name', name, '--description', description],
+        { ...io, stdinIsTty: false, readStdin: async () => 'The fact.' },
+      );
+    for (const [name, description] of [
+      ['a\u0000b', 'plain'],
+      ['plain', 'red \u001b[31mtext\u001b[0m'],
+      ['bell\u0007', 'plain'],
+      ['plain', 'c1 \u009b control'],
+    ]) {
+      const run = await add(name!, description!);
+      expect(run.code, JSON.stringify([name, description])).toBe(2);
+      expect(run.stderr).toMatch(/cannot hold control characters/);
+    }
+    expect(readdirSync(dir).filter((f) => f.endsWith('.md'))).toEqual([]);
+    // A tab and non-ASCII text are plain text.
+    expect((await add('Tabs\tand café', 'Düsseldorf office, 東京 team')).code).toBe(0);
+    expect(
+      checkMemoryInput({ name: 'x', description: 'y\u001b', type: 'user', body: 'z' }).errors,
+    ).toHaveLength(1);
   });
 
   it('a --cwd that is not a directory is refused before any memory directory is made for it', async () => {

@@ -37,6 +37,9 @@ export interface MemoryCheck {
  * A description is what recall decides from, so a memory without one is refused; feedback and
  * project memories without a reason age badly (nobody can tell when they stop applying).
  */
+/** C0 and C1 control characters and DEL, but tab (a line break is refused on its own). */
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
 export function checkMemoryInput(input: Partial<MemoryInput>): MemoryCheck {
   const errors: string[] = [];
   const warnings: string[] = [];
@@ -47,6 +50,17 @@ export function checkMemoryInput(input: Partial<MemoryInput>): MemoryCheck {
     );
   } else if (/\n/.test(input.description.trim())) {
     errors.push('The description must be a single line.');
+  }
+  // Name and description go into MEMORY.md's line and so into every session's system prompt: a NUL
+  // or a terminal escape there would reach the model (and the terminal of whoever reads the index).
+  for (const [field, value] of [
+    ['name', input.name],
+    ['description', input.description],
+  ] as const) {
+    if (value !== undefined && CONTROL_CHARACTER.test(value.trim()))
+      errors.push(
+        `The ${field} cannot hold control characters (NUL, escape codes): it goes into MEMORY.md and the system prompt. Write plain text.`,
+      );
   }
   if (!input.type || !(MEMORY_TYPES as readonly string[]).includes(input.type)) {
     errors.push(`The type must be one of: ${MEMORY_TYPES.join(', ')}.`);
