@@ -17,6 +17,7 @@ export {
 export {
   type AccessKind,
   type DenyContext,
+  hasControlCharacter,
   isInsideOrSame,
   readDenyReason,
   redactUrlCredentials,

@@ -46,6 +46,11 @@ const RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\..*)?$/i;
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
+/** True when `text` holds a control character (C0, C1, DEL) or a line or direction mark. Pure. */
+export function hasControlCharacter(text: string): boolean {
+  return CONTROL.test(text);
+}
+
 export function isInsideOrSame(path: string, root: string): boolean {
   const rel = relative(root, path);
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
@@ -58,7 +63,7 @@ export function isInsideOrSame(path: string, root: string): boolean {
  */
 export function writeNameProblem(name: string): string | undefined {
   if (name === '' || name === '.' || name === '..') return `"${name}" is not a file name`;
-  if (CONTROL.test(name)) return 'names cannot contain control or direction characters';
+  if (hasControlCharacter(name)) return 'names cannot contain control or direction characters';
   if (name.startsWith('.'))
     return `${JSON.stringify(name)} is hidden; .git and engram's own lock, temp and cache files are never written by a tool`;
   if (RESERVED.test(name)) return `${JSON.stringify(name)} is a reserved device name`;

@@ -1,5 +1,5 @@
 import { isAbsolute, join } from 'node:path';
-import { writeNameProblem } from '../confine/index.js';
+import { hasControlCharacter, writeNameProblem } from '../confine/index.js';
 import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 import { EngramError, errnoCode } from '../util/errors.js';
 import { memoryDirConfinement } from './confined.js';
@@ -37,9 +37,6 @@ export interface MemoryCheck {
  * A description is what recall decides from, so a memory without one is refused; feedback and
  * project memories without a reason age badly (nobody can tell when they stop applying).
  */
-/** C0 and C1 control characters and DEL, but tab (a line break is refused on its own). */
-const CONTROL_CHARACTER = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
-
 export function checkMemoryInput(input: Partial<MemoryInput>): MemoryCheck {
   const errors: string[] = [];
   const warnings: string[] = [];
@@ -57,7 +54,9 @@ export function checkMemoryInput(input: Partial<MemoryInput>): MemoryCheck {
     ['name', input.name],
     ['description', input.description],
   ] as const) {
-    if (value !== undefined && CONTROL_CHARACTER.test(value.trim()))
+    // The rule file names follow (confine/policy.ts), but for tabs and line breaks: plain text
+    // here (a line break in a description is refused on its own, below).
+    if (value !== undefined && hasControlCharacter(value.trim().replace(/[\t\r\n]/g, ' ')))
       errors.push(
         `The ${field} cannot hold control characters (NUL, escape codes): it goes into MEMORY.md and the system prompt. Write plain text.`,
       );
