@@ -129,6 +129,35 @@ describe('createConfinement', () => {
     await refused(c.writeText('notes.txt', 'x'));
   });
 
+  it("keeps version control's internals unreadable: a remote URL in .git/config can carry a token", async () => {
+    const project = join(top, 'project');
+    const files = {
+      '.git/config': '[remote "origin"]\n\turl = https://x-access-token:ghp_TOKEN@github.com/o/r\n',
+      '.git/FETCH_HEAD': 'abc branch main of https://ghp_TOKEN@github.com/o/r\n',
+      'sub/.git/config': '[remote "origin"]\n\turl = https://ghp_TOKEN@host/r\n',
+      '.GIT/Config': '[remote]',
+      '.hg/hgrc': '[auth]\nx.password = TOKEN\n',
+      '.svn/wc.db': 'TOKEN',
+      '.gitconfig': '[url "https://ghp_TOKEN@github.com/"]\n',
+      '.gitignore': 'node_modules\n',
+      'src/git.ts': 'export {}',
+    };
+    for (const [rel, text] of Object.entries(files)) {
+      await mkdir(join(project, rel, '..'), { recursive: true });
+      await writeFile(join(project, rel), text);
+    }
+    const c = createConfinement({ roots: [{ path: project, write: false }] });
+    for (const rel of ['.git/config', '.git/FETCH_HEAD', 'sub/.git/config', '.GIT/Config'])
+      expect(await refused(c.readText(rel)), rel).toMatch(/version control/);
+    await refused(c.readText('.hg/hgrc'));
+    await refused(c.readText('.svn/wc.db'));
+    await refused(c.readText('.gitconfig'));
+    await refused(c.list('.git'));
+    expect((await c.readText('.gitignore')).text).toBe('node_modules\n');
+    expect((await c.readText('src/git.ts')).text).toBe('export {}');
+    expect((await c.list('.')).map((e) => e.name)).toContain('.git');
+  });
+
   it('keeps credential locations unreadable in any letter case (case-insensitive disks)', async () => {
     const home = join(top, 'home');
     const files = {

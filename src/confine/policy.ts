@@ -27,9 +27,19 @@ export interface DenyContext {
 /** Folders that hold keys whatever folder they sit in. */
 const SECRET_DIRS = new Set(['.ssh', '.aws', '.gnupg', '.kube', '.docker', '.password-store']);
 
-/** File names that hold credentials. `.env*` covers `.env.local`, `.envrc`, `.env.production`. */
+/**
+ * Version control's own folders: `.git/config` and `.git/FETCH_HEAD` hold remote URLs, which can
+ * carry a token (`https://x-access-token:...@github.com/...`), `.hg/hgrc` has an `[auth]` section.
+ * No memory task needs their internals; the project's files are read from the working tree.
+ */
+const VCS_DIRS = new Set(['.git', '.hg', '.svn']);
+
+/**
+ * File names that hold credentials. `.env*` covers `.env.local`, `.envrc`, `.env.production`;
+ * `.gitconfig` and `.hgrc` can hold tokens in URLs, `insteadOf` rules and `[auth]` sections.
+ */
 const SECRET_FILE =
-  /^(\.env.*|\.netrc|_netrc|\.npmrc|\.pypirc|\.git-credentials|\.pgpass|\.credentials\.json|id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|.*\.(pem|p12|pfx|kdbx|keystore))$/i;
+  /^(\.env.*|\.netrc|_netrc|\.npmrc|\.gitconfig|\.hgrc|\.pypirc|\.git-credentials|\.pgpass|\.credentials\.json|id_(rsa|dsa|ecdsa|ed25519)(\.pub)?|.*\.(pem|p12|pfx|kdbx|keystore))$/i;
 
 /** Below home: stores of keys, cookies and cloud tokens that are not one hidden folder of their own. */
 const HOME_SECRET_DIRS = [
@@ -83,6 +93,8 @@ export function readDenyReason(given: string, deny: DenyContext = {}): string | 
   const parts = given.split(/[\\/]+/).filter(Boolean);
   const secretDir = parts.find((p) => SECRET_DIRS.has(p.toLowerCase()));
   if (secretDir) return `${secretDir} holds credentials`;
+  const vcsDir = parts.find((p) => VCS_DIRS.has(p.toLowerCase()));
+  if (vcsDir) return `${vcsDir} is version control's own folder (remote URLs can carry tokens)`;
   const name = parts.at(-1) ?? '';
   if (SECRET_FILE.test(name)) return `${name} is a credential file`;
   const home = deny.homedir?.toLowerCase();

@@ -268,7 +268,20 @@ export const PATH_FORMS: readonly PathForm[] = [
   },
   p('hard-link-key', 'hard-link', 'hardkey.md = ~/.ssh/id_ed25519', () => 'hardkey.md', reads),
   // .git and engram's own files.
-  p('git-config', 'git', '.git/config (core.fsmonitor runs code)', () => '.git/config', writes),
+  p(
+    'git-config',
+    'git',
+    '.git/config (core.fsmonitor runs code; remote URLs can carry tokens)',
+    () => '.git/config',
+    [...writes, 'read'],
+  ),
+  p(
+    'project-git-config',
+    'git',
+    "the project's .git/config, whose remote URL carries a token",
+    (w) => `${w.project}/.git/config`,
+    reads,
+  ),
   p('git-hook', 'git', '.git/hooks/post-checkout', () => '.git/hooks/post-checkout', writes),
   p('git-delete', 'git', 'delete .git (the history)', () => '.git', ['delete', 'rename']),
   p('git-nested', 'git', 'sub/.git/config', () => 'sub/.git/config', writes),
@@ -496,6 +509,16 @@ export async function setupWorld(prefix = 'engram-corpus-'): Promise<World> {
   await link(join(outside, 'hard-target.md'), join(memory, 'hard.md'));
   await link(credentials[0]!, join(memory, 'hardkey.md'));
   execFileSync('git', ['init', '-q', project]);
+  // A clone made with a token keeps it in the remote URL: the project's .git/config holds one.
+  credentials.push(join(project, '.git', 'config'));
+  execFileSync('git', [
+    '-C',
+    project,
+    'remote',
+    'add',
+    'origin',
+    `https://x-access-token:${canary}@github.com/acme/project.git`,
+  ]);
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '',
     HOME: home,
