@@ -206,7 +206,9 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
     {
       description: TOOL_DESCRIPTIONS.memory_read,
       inputSchema: {
-        file: required('file').describe('The memory file, relative to the memory directory'),
+        file: required('file')
+          .min(1, MISSING_INPUT.file)
+          .describe('The memory file, relative to the memory directory'),
       },
       annotations: { readOnlyHint: true },
     },
@@ -217,8 +219,10 @@ export function createEngramMcpServer(options: EngramMcpServerOptions): McpServe
     {
       description: TOOL_DESCRIPTIONS.memory_revoke,
       inputSchema: {
-        file: required('file').describe('The memory file or its name'),
-        reason: required('reason').describe('One line: why the memory is wrong'),
+        file: required('file').min(1, MISSING_INPUT.file).describe('The memory file or its name'),
+        reason: required('reason')
+          .min(1, MISSING_INPUT.reason)
+          .describe('One line: why the memory is wrong'),
         superseded_by: z.string().optional().describe('The memory file that replaces it, if any'),
       },
       annotations: { destructiveHint: true },

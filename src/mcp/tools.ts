@@ -229,11 +229,12 @@ export async function readTool(ctx: MemoryToolsContext, args: { file: string }):
   } catch (error) {
     const user = ctx.engram?.memoryChain.find((l) => l.layer === 'user');
     if (!user || !isEngramError(error) || error.code !== 'not_found') throw error;
-    const doc = await readMemory(user.dir, await resolveMemoryRef(user.dir, args.file)).catch(
-      () => {
+    // In neither layer: the project's answer, which names the directory the client serves.
+    const doc = await resolveMemoryRef(user.dir, args.file)
+      .then((file) => readMemory(user.dir, file))
+      .catch(() => {
         throw error;
-      },
-    );
+      });
     return { text: `(from the user layer, ${user.dir})\n${doc.content}` };
   }
 }

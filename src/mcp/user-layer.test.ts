@@ -17,6 +17,7 @@ import { createEngramMcpServer } from './server.js';
 let home: string;
 let client: Client;
 let userDir: string;
+let projectDir: string;
 
 beforeEach(async () => {
   home = mkdtempSync(join(tmpdir(), 'engram-mcp-layers-'));
@@ -25,6 +26,7 @@ beforeEach(async () => {
   await mkdir(repo);
   const engram = createEngram({ cwd: repo, env, homedir: home });
   userDir = engram.memoryChain.find((l) => l.layer === 'user')!.dir;
+  projectDir = engram.memoryDir;
   await engram.saveMemory({
     type: 'user',
     name: 'answer in Chinese',
@@ -70,6 +72,32 @@ describe('MCP tools with a user layer', () => {
     const audit = (await call('memory_audit')).split('\n');
     expect(audit).toHaveLength(2);
     expect(audit[1]).toBe(`No problems found: 1 memory, 1 index line in ${userDir} (user layer).`);
+  });
+
+  it('a name in neither layer is reported as missing from the project memory, by file or by name', async () => {
+    for (const file of ['no-such-memory', 'no such memory', 'no-such-memory.md']) {
+      const result = (await client.callTool({
+        name: 'memory_read',
+        arguments: { file },
+      })) as CallToolResult;
+      expect(result.isError, file).toBe(true);
+      const text = result.content[0]?.type === 'text' ? result.content[0].text : '';
+      expect(text, file).toMatch(/^No memory named /);
+      expect(text, file).toContain(projectDir);
+      expect(text, file).not.toContain(userDir);
+    }
+  });
+
+  it('an empty file is asked for again, not looked up', async () => {
+    expect(await call('memory_read', { file: '' })).toContain(
+      'Pass the memory file (as memory_list shows it)',
+    );
+    expect(await call('memory_revoke', { file: '', reason: 'wrong' })).toContain(
+      'Pass the memory file (as memory_list shows it)',
+    );
+    expect(await call('memory_revoke', { file: 'release-freeze.md', reason: '' })).toContain(
+      'A revocation needs a reason',
+    );
   });
 
   it('revokes a user-layer memory the list shows, in the user layer', async () => {
