@@ -107,6 +107,21 @@ describe('the lean hook entry', () => {
     expect(unknown.stderr).toMatch(/unknown option '--no-such-flag'/);
   });
 
+  it('an event this engram does not know (hooks written by a newer one) prints {} and exits 1, never 2', () => {
+    // Exit 2 blocks on PreToolUse, Stop and UserPromptSubmit: a hook this version cannot run
+    // must fail without stopping the session.
+    const { input, env } = setup();
+    for (const event of ['session-end', 'pre-tool-use', 'post-compact']) {
+      const unknown = run(['hook', event], input, env);
+      expect(unknown.code, event).toBe(1);
+      expect(JSON.parse(unknown.stdout), event).toEqual({});
+      expect(unknown.stderr, event).toMatch(new RegExp(`unknown command '${event}'`));
+    }
+    const help = run(['hook', '--help'], '', env);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/session-start/);
+  });
+
   it('lists the same events as the hook commands', () => {
     expect([...LEAN_HOOK_EVENTS].sort()).toEqual(Object.keys(HOOK_EVENTS).sort());
   });

@@ -40,4 +40,11 @@ export function registerHookCommands(program: Command, io: CliIo): void {
       });
   }
   registerHookInstallCommands(hook, io);
+  // An event this version does not know (hooks written by a newer engram) is a failed hook too:
+  // `{}` and exit 1; commander's 2 would block a PreToolUse, a Stop or the prompt.
+  hook.on('command:*', (operands: string[]) => {
+    io.stderr(`error: unknown command '${operands[0]}'\n`);
+    io.stdout('{}\n');
+    throw new CliExit(1);
+  });
 }
