@@ -286,3 +286,19 @@ async function openDirHandle(
   const fdPath = process.platform === 'linux' ? `/proc/self/fd/${handle.fd}` : realpathOrSelf(path);
   return { path: fdPath, close: () => handle.close() };
 }
+
+/**
+ * A folder's entries for a walk below the folder asked for: a subfolder the confinement refuses
+ * (`.aws`, `.svn`, a link out) is left out of the walk, as grep leaves out a refused file; only
+ * the folder the caller named reports why it is refused.
+ */
+export async function listForWalk(
+  confined: Confinement,
+  dir: string,
+  named: boolean,
+): Promise<EntryInfo[]> {
+  return confined.list(dir).catch((error: unknown) => {
+    if (!named && error instanceof ConfinementError) return [];
+    throw error;
+  });
+}

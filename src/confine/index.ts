@@ -3,6 +3,7 @@ export {
   type ConfinementOptions,
   createConfinement,
   type EntryInfo,
+  listForWalk,
   type ReadResult,
   resolveDenyContext,
   type WriteOptions,

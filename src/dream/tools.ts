@@ -1,6 +1,6 @@
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import picomatch from 'picomatch';
-import { type Confinement, ConfinementError } from '../confine/index.js';
+import { type Confinement, ConfinementError, listForWalk } from '../confine/index.js';
 import { createFileTools, FILE_TOOL_DEFINITIONS } from '../llm/file-tools.js';
 import { classifyToolCall, directoryConfinement, directorySandbox } from '../llm/sandbox.js';
 import type {
@@ -122,7 +122,7 @@ async function walk(
   budget: { visited: number },
 ): Promise<void> {
   if (++budget.visited > MAX_FIND_VISITED) return;
-  for (const entry of await confined.list(dir)) {
+  for (const entry of await listForWalk(confined, dir, dir === top)) {
     if (entry.name === '.git' || entry.name === 'node_modules') continue;
     const full = join(dir, entry.name);
     if (entry.kind === 'dir') await walk(confined, top, full, matches, out, budget);

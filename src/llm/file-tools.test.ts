@@ -101,6 +101,26 @@ describe('file tools', () => {
     expect((await run('list', { path: 'nope' })).isError).toBe(true);
   });
 
+  it('list and grep over a folder holding credential and version-control folders skip them, not fail', async () => {
+    for (const [rel, text] of [
+      ['.aws/credentials', 'TOKEN=aws'],
+      ['.svn/wc.db', 'TOKEN=svn'],
+      ['sub/.hg/hgrc', '[auth]\nx.password = TOKEN'],
+      ['sub/notes.md', 'TOKEN is rotated monthly'],
+    ] as const) {
+      await mkdir(join(root, rel, '..'), { recursive: true });
+      await writeFile(join(root, rel), text);
+    }
+    expect((await run('list', {})).content).toBe('MEMORY.md\nproject/deploy.md\nsub/notes.md');
+    expect((await run('grep', { pattern: 'TOKEN' })).content).toBe(
+      'sub/notes.md:1: TOKEN is rotated monthly',
+    );
+    // Named on its own, a refused folder still says why.
+    const named = await run('list', { path: '.aws' });
+    expect(named.isError).toBe(true);
+    expect(named.content).toMatch(/credentials/);
+  });
+
   it('grep stops when its signal is aborted', async () => {
     const grep = tools.find((t) => t.definition.name === 'grep')!;
     const result = await grep.execute({ pattern: 'make' }, { signal: AbortSignal.abort() });

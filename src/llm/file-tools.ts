@@ -3,6 +3,7 @@ import {
   type Confinement,
   ConfinementError,
   createConfinement,
+  listForWalk,
   uniqueEdit,
 } from '../confine/index.js';
 import { PRIVATE_FILE_MODE } from '../util/file-modes.js';
@@ -95,14 +96,15 @@ async function walkFiles(
   dir: string,
   out: string[],
   cap: number,
+  named = true,
 ): Promise<void> {
-  const entries = await confined.list(dir);
+  const entries = await listForWalk(confined, dir, named);
   entries.sort((a, b) => a.name.localeCompare(b.name));
   for (const e of entries) {
     if (out.length >= cap) return;
     if (e.name === '.git' || e.name === 'node_modules') continue;
     const full = join(dir, e.name);
-    if (e.kind === 'dir') await walkFiles(confined, full, out, cap);
+    if (e.kind === 'dir') await walkFiles(confined, full, out, cap, false);
     else if (e.kind === 'file') out.push(full);
   }
 }
