@@ -7,7 +7,8 @@
  * confinement: a source file that is a link or a hard link (a second name for `~/.ssh/id_ed25519`)
  * is skipped, never copied into memory where recall would inject it.
  */
-import { lstat, mkdir, readdir } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type Confinement, ConfinementError, createConfinement } from '../confine/index.js';
 import { EngramError, errnoCode } from '../util/errors.js';
@@ -29,7 +30,10 @@ export interface ImportResult {
   to: string;
   /** Files copied now, each with its index line. */
   imported: string[];
-  /** Files not copied, and why (already here, different content here, refused name). */
+  /**
+   * Entries not copied, and why: a folder (named with a trailing `/`), a link, a file that is not
+   * a `.md` topic file, one already here, one with different content here, a refused name.
+   */
   skipped: Array<{ file: string; reason: string }>;
 }
 
@@ -54,23 +58,51 @@ async function readOptional(dir: Confinement, file: string): Promise<string | un
 const refusal = (error: unknown): string | undefined =>
   error instanceof ConfinementError ? error.reason : undefined;
 
-/** Topic files at the top of the source: regular `.md` files other than the index. */
-async function topicFiles(from: string): Promise<string[]> {
-  let names: string[];
+/**
+ * Why a top-level entry of the source is not copied: a folder, a link (to a `.md` file or a
+ * folder), a `.md` name that is not a regular file. Undefined for a topic file; 'ignore' for an
+ * entry that is not a memory anywhere (no `.md`: `snapshot.json`, notes), which goes unmentioned.
+ */
+async function notCopied(from: string, entry: Dirent): Promise<string | undefined | 'ignore'> {
+  const memoryName = entry.name.endsWith('.md');
+  if (entry.isSymbolicLink()) {
+    const folder = (await stat(join(from, entry.name)).catch(() => undefined))?.isDirectory();
+    if (!memoryName && folder !== true) return 'ignore';
+    // A link could point anywhere (~/.ssh): only plain files are read.
+    return `${folder ? 'a linked folder' : 'a symbolic link'}: never followed, as it could lead anywhere; copy what it points at into the directory to import it`;
+  }
+  if (entry.isDirectory())
+    return 'a folder: only the topic files at the top of the directory are imported';
+  if (!memoryName) return 'ignore';
+  return entry.isFile() ? undefined : 'not a regular file';
+}
+
+/**
+ * Topic files at the top of the source (regular `.md` files other than the index), and the
+ * entries that look like memories but are not copied, with why: a run says what did not come
+ * across. Hidden entries (`.engram`, editor and temp files) are never memories and go unmentioned.
+ */
+async function topicFiles(
+  from: string,
+): Promise<{ files: string[]; skipped: ImportResult['skipped'] }> {
+  let entries: Dirent[];
   try {
-    names = await readdir(from);
+    entries = await readdir(from, { withFileTypes: true });
   } catch (error) {
     if (errnoCode(error) === 'ENOENT' || errnoCode(error) === 'ENOTDIR')
       throw new EngramError('not_found', `no memory directory at ${from}`, { cause: error });
     throw error;
   }
   const files: string[] = [];
-  for (const name of names.sort()) {
-    if (name === INDEX_FILE || !name.endsWith('.md') || name.startsWith('.')) continue;
-    // A link could point anywhere (~/.ssh): only plain files are read.
-    if ((await lstat(join(from, name))).isFile()) files.push(name);
+  const skipped: ImportResult['skipped'] = [];
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (entry.name === INDEX_FILE || entry.name.startsWith('.')) continue;
+    const reason = await notCopied(from, entry);
+    if (reason === undefined) files.push(entry.name);
+    else if (reason !== 'ignore')
+      skipped.push({ file: entry.isDirectory() ? `${entry.name}/` : entry.name, reason });
   }
-  return files;
+  return { files, skipped };
 }
 
 export interface ImportOptions {
@@ -86,7 +118,7 @@ export async function importMemoryDir(
   to: string,
   options: ImportOptions = {},
 ): Promise<ImportResult> {
-  const files = await topicFiles(from);
+  const { files, skipped } = await topicFiles(from);
   // The source is read-only here; the destination is the memory directory's own confinement.
   const source = createConfinement({ roots: [{ path: from, write: false }], base: from });
   const dest = memoryDirConfinement(to);
@@ -95,7 +127,7 @@ export async function importMemoryDir(
     return undefined;
   });
   const entries = new Map(parseIndexEntries(sourceIndex ?? '').map((e) => [e.file, e]));
-  const result: ImportResult = { from, to, imported: [], skipped: [] };
+  const result: ImportResult = { from, to, imported: [], skipped };
   const lines: Array<[string, string]> = [];
   await mkdir(to, { recursive: true, mode: PRIVATE_DIR_MODE });
   for (const file of files) {

@@ -88,6 +88,49 @@ describe('engram import claude-code', () => {
     expect(await readFile(join(dir, 'user_role.md'), 'utf8')).toContain('Mine.');
   });
 
+  it('names each folder and link it did not copy, and why; a --from relative to --cwd', async () => {
+    const source = join(project, 'auto memory');
+    cpSync(FIXTURE, source, { recursive: true });
+    const { mkdirSync, symlinkSync, writeFileSync } = await import('node:fs');
+    mkdirSync(join(source, 'archive'));
+    writeFileSync(
+      join(source, 'archive', 'old.md'),
+      '---\nname: old\ndescription: old\ntype: user\n---\nOld.\n',
+    );
+    const outside = join(root, 'elsewhere');
+    mkdirSync(outside);
+    writeFileSync(join(outside, 'secret.md'), 'not a memory\n');
+    symlinkSync(join(outside, 'secret.md'), join(source, 'linked.md'));
+    symlinkSync(outside, join(source, 'shared'));
+    // Neither is a memory anywhere in engram: not worth a line.
+    writeFileSync(join(source, 'notes.txt'), 'scratch\n');
+    writeFileSync(join(source, '.DS_Store'), 'x');
+    const io = testIo({ cwd: root, homedir: root });
+    const run = await runCaptured(
+      ['import', 'claude-code', '--cwd', project, '--from', 'auto memory', '--json'],
+      io,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result.from).toBe(source);
+    expect(result.imported.sort()).toEqual(TOPICS);
+    expect(result.skipped.map((s: { file: string }) => s.file)).toEqual([
+      'archive/',
+      'linked.md',
+      'shared',
+    ]);
+    const [folder, link, linkedFolder] = result.skipped.map((s: { reason: string }) => s.reason);
+    expect(folder).toMatch(/^a folder: only the topic files at the top/);
+    expect(link).toMatch(/^a symbolic link: never followed/);
+    expect(linkedFolder).toMatch(/^a linked folder: never followed/);
+    const text = await runCaptured(
+      ['import', 'claude-code', '--cwd', project, '--from', 'auto memory'],
+      io,
+    );
+    expect(text.stdout).toMatch(/ {2}- archive\/: a folder/);
+    expect(text.stdout).toMatch(/ {2}- linked\.md: a symbolic link/);
+  });
+
   it('says where it looked when there is nothing to import (exit 3)', async () => {
     const io = testIo({ cwd: project, homedir: root });
     const run = await runCaptured(['import', 'claude-code'], io);

@@ -29,9 +29,9 @@ export function registerImportCommands(program: Command, io: CliIo): void {
       "the directory to import (default: Claude Code's auto memory for this project)",
     )
     .action(async (opts: ImportOptions) => {
-      const from = opts.from
-        ? resolve(io.cwd, opts.from)
-        : await claudeCodeMemoryDir(environmentFor(io, opts));
+      const here = environmentFor(io, opts);
+      // Relative to --cwd like every other path a command takes.
+      const from = opts.from ? resolve(here.cwd, opts.from) : await claudeCodeMemoryDir(here);
       const to = memoryDirFor(io, opts).path;
       const result = await importMemoryDir(from, to);
       if (opts.json) return printJson(io, result);

@@ -207,6 +207,8 @@ export function registerMemoryCommands(program: Command, io: CliIo): void {
       if (dropped > 0) {
         io.stderr(`engram: ${dropped} older memories not listed (scan cap ${cap} of ${total}).\n`);
       }
+      // An empty stdout alone reads like a failure or a wrong directory: say where we looked.
+      if (shown.length === 0) io.stderr(`engram: ${nothingListed(layers, scans, opts.all)}\n`);
     });
 
   withCommonOptions(program.command('show'))
