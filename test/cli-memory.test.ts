@@ -157,6 +157,33 @@ describe('engram CLI commands', () => {
     expect((await runCaptured(['index', '--show', '--dir', dir], io)).stdout).toBe('');
   });
 
+  it('list says on stderr where it looked when it lists nothing; JSON is an empty list', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'engram-cli-')), 'mem');
+    const io = testIo();
+    const empty = await runCaptured(['list', '--dir', dir], io);
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toBe('');
+    expect(empty.stderr).toContain(`no memories in ${dir} (project layer)`);
+    const json = await runCaptured(['list', '--dir', dir, '--json'], io);
+    expect(JSON.parse(json.stdout).memories).toEqual([]);
+    expect(json.stderr).toBe('');
+
+    const add = testIo({ ...io, stdin: 'Use pnpm.' });
+    const args = ['--dir', dir, '--type', 'feedback', '--name', 'pnpm', '--description', 'pnpm'];
+    expect((await runCaptured(['add', ...args], add)).code).toBe(0);
+    expect(
+      (await runCaptured(['revoke', 'pnpm', '--dir', dir, '--reason', 'npm now'], io)).code,
+    ).toBe(0);
+    const revoked = await runCaptured(['list', '--dir', dir], io);
+    expect(revoked.stdout).toBe('');
+    expect(revoked.stderr).toMatch(
+      /no active memories in .*; 1 revoked \(`engram list --all` shows them\)/,
+    );
+    const all = await runCaptured(['list', '--dir', dir, '--all'], io);
+    expect(all.stdout).toContain('pnpm.md');
+    expect(all.stderr).toBe('');
+  });
+
   it('finds a memory by file, stem or name for show and rm, and says when there is none', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'engram-cli-'));
     const io = testIo();

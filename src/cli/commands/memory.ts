@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { MemoryLayer } from '../../config/index.js';
 import {
   auditMemoryDir,
   checkMemoryInput,
@@ -14,6 +15,7 @@ import {
   rebuildIndexText,
   removeMemory,
   resolveMemoryRef,
+  type ScanResult,
   saveMemory,
   scanMemories,
   updateIndex,
@@ -51,6 +53,21 @@ function headerJson(m: MemoryHeader) {
     mtime: new Date(m.mtimeMs).toISOString(),
     status: m.status,
   };
+}
+
+/** What `list` says on stderr when it lists nothing: where it looked, and any revoked it left out. */
+function nothingListed(
+  layers: readonly MemoryLayer[],
+  scans: readonly ScanResult[],
+  all: boolean | undefined,
+): string {
+  const where = layers.map((l) => `${l.dir} (${l.layer} layer)`).join(', ');
+  const revoked = scans.reduce(
+    (n, s) => n + s.memories.filter((m) => m.status !== 'active').length,
+    0,
+  );
+  if (all || revoked === 0) return `no memories in ${where}.`;
+  return `no active memories in ${where}; ${revoked} revoked (\`engram list --all\` shows them).`;
 }
 
 /**
