@@ -31,6 +31,12 @@ export function conceptLines(taxonomy: string = DEFAULT_TAXONOMY): string[] {
 
 const EPSILON = 1e-9;
 
+/**
+ * What a line is worth to one share; a share of nothing (null) counts as met, as selecting
+ * nothing for a set that asks for nothing is not worse than a perfect selection.
+ */
+const delta = (full: number | null, without: number | null) => (full ?? 1) - (without ?? 1);
+
 export function ablateConcepts(
   sets: readonly LabeledSet[],
   options: { nowMs: number; taxonomy?: string },
@@ -47,9 +53,9 @@ export function ablateConcepts(
     const without = score(lines.filter((_, j) => j !== i).join('\n'));
     const deltas = sets.map((set, s) => ({
       set: set.name,
-      precision: full[s]!.precision - without[s]!.precision,
-      recall: full[s]!.recall - without[s]!.recall,
-      silence: full[s]!.silence - without[s]!.silence,
+      precision: delta(full[s]!.precision, without[s]!.precision),
+      recall: delta(full[s]!.recall, without[s]!.recall),
+      silence: delta(full[s]!.silence, without[s]!.silence),
     }));
     const values = deltas.flatMap((d) => [d.precision, d.recall, d.silence]);
     return {

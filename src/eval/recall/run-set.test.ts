@@ -129,6 +129,35 @@ describe('engram eval recall over several sets', () => {
     expect(JSON.parse(fromCwd.stdout)).toMatchObject({ set: 'b-right', pass: true });
   });
 
+  it('prints n/a (JSON null) for a share of nothing: no selection, no gold, no unrelated prompt', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'engram-sets-'));
+    // Gold the ranker cannot reach (no word shared): nothing is selected at all.
+    const unreachable = { prompt: 'zzqx vvwy', gold: ['integration.md'] };
+    await writeFile(
+      join(dir, 'none.json'),
+      JSON.stringify({ memories: project, prompts: [unreachable] }),
+    );
+    const json = await runCaptured(
+      ['eval', 'recall', '--set', join(dir, 'none.json'), '--json'],
+      testIo(),
+    );
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout);
+    expect(report).toMatchObject({ selected: 0, precision: null, recall: 0, silence: null });
+    // Nothing selected is judged by the recall it costs, never as a missed (or met) precision.
+    expect(report.missed).toEqual(['recall']);
+    const text = await runCaptured(['eval', 'recall', '--set', join(dir, 'none.json')], testIo());
+    expect(text.stdout).toMatch(/precision of what was selected {2}n\/a {2}\(0\/0;/);
+    expect(text.stdout).toMatch(/unrelated prompts → nothing {5}n\/a {2}\(0\/0;/);
+    await writeFile(
+      join(dir, 'other.json'),
+      JSON.stringify({ memories: project, prompts: [unreachable] }),
+    );
+    const table = await runCaptured(['eval', 'recall', '--set', dir], testIo());
+    expect(table.stdout).toMatch(/none .* n\/a \(0\/0\)/);
+    expect(table.stdout).not.toMatch(/1\.000 \(0\/0\)/);
+  });
+
   it('says so when a directory holds no set, and when --set is missing', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'engram-sets-'));
     const none = await runCaptured(['eval', 'recall', '--set', empty], testIo());

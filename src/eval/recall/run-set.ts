@@ -118,12 +118,13 @@ async function writeMemory(dir: string, m: LabeledMemory, nowMs: number): Promis
 const userLayer = (r: RecallSetReport) =>
   r.layers.user === undefined ? '' : ` (${r.layers.user} in the user layer)`;
 
-const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const pct = (x: number | null) => (x === null ? 'n/a' : `${(x * 100).toFixed(1)}%`);
+const fixed3 = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
 
 export function formatRecallSetReport(r: RecallSetReport): string {
   let out =
     `recall set ${r.set}: ${r.memories} memories${userLayer(r)}, ${r.relevantPrompts} relevant and ${r.unrelatedPrompts} unrelated prompts\n` +
-    `  precision of what was selected  ${r.precision.toFixed(3)}  (${r.correct}/${r.selected}; target ≥ ${r.targets.precision})\n` +
+    `  precision of what was selected  ${fixed3(r.precision)}  (${r.correct}/${r.selected}; target ≥ ${r.targets.precision})\n` +
     `  gold memories recalled          ${pct(r.recall)}  (${r.goldRecalled}/${r.goldTotal}; target ≥ ${pct(r.targets.recall)})\n` +
     `  unrelated prompts → nothing     ${pct(r.silence)}  (${r.unrelatedSilent}/${r.unrelatedPrompts}; target ${pct(r.targets.silence)})\n` +
     `  ${r.pass ? 'PASS' : `MISSED: ${r.missed.join(', ')}`}\n`;
@@ -144,7 +145,7 @@ export function formatRecallSetTable(reports: readonly RecallSetReport[]): strin
     const prompts = `${r.relevantPrompts}/${r.unrelatedPrompts}`;
     out +=
       `${r.set.padEnd(width)}  ${String(r.memories).padStart(8)}  ${prompts.padStart(19)}  ` +
-      `${`${r.precision.toFixed(3)} (${r.correct}/${r.selected})`.padEnd(14)}  ` +
+      `${`${fixed3(r.precision)} (${r.correct}/${r.selected})`.padEnd(14)}  ` +
       `${`${pct(r.recall)} (${r.goldRecalled}/${r.goldTotal})`.padEnd(18)}  ` +
       `${`${r.unrelatedSilent}/${r.unrelatedPrompts}`.padEnd(8)}  ${r.pass ? 'PASS' : `MISSED: ${r.missed.join(', ')}`}\n`;
   }

@@ -2,6 +2,7 @@
  * The three numbers a labeled recall set is judged by. Pure.
  * - precision: of everything selected (for every prompt, unrelated ones included), the share that
  *   is gold; a prompt that selects nothing adds nothing to it.
+ * Each is null when its whole is zero (nothing selected, no gold, no unrelated prompt).
  * - gold recall: of every gold memory, the share that was selected for its prompt.
  * - silence: of the unrelated prompts, the share answered with nothing.
  */
@@ -17,15 +18,15 @@ export interface RecallSetScore {
   unrelatedPrompts: number;
   selected: number;
   correct: number;
-  /** correct / selected; 1 when nothing was selected at all. */
-  precision: number;
+  /** correct / selected; null when nothing was selected at all (the precision of nothing is undefined). */
+  precision: number | null;
   goldTotal: number;
   goldRecalled: number;
-  /** goldRecalled / goldTotal; 1 when the set has no gold. */
-  recall: number;
+  /** goldRecalled / goldTotal; null when the set has no gold. */
+  recall: number | null;
   unrelatedSilent: number;
-  /** unrelatedSilent / unrelatedPrompts; 1 when there are none. */
-  silence: number;
+  /** unrelatedSilent / unrelatedPrompts; null when there are none. */
+  silence: number | null;
 }
 
 export interface RecallSetTargets {
@@ -40,6 +41,9 @@ export const DEFAULT_RECALL_SET_TARGETS: RecallSetTargets = {
   recall: 0.9,
   silence: 1,
 };
+
+/** A share of nothing is undefined, not perfect: 0/0 printed as 1.000 passed a set that selected nothing. */
+const ratio = (part: number, whole: number): number | null => (whole === 0 ? null : part / whole);
 
 export function scoreRecallSet(outcomes: readonly PromptOutcome[]): RecallSetScore {
   let selected = 0;
@@ -66,23 +70,24 @@ export function scoreRecallSet(outcomes: readonly PromptOutcome[]): RecallSetSco
     unrelatedPrompts: unrelated,
     selected,
     correct,
-    precision: selected === 0 ? 1 : correct / selected,
+    precision: ratio(correct, selected),
     goldTotal,
     goldRecalled,
-    recall: goldTotal === 0 ? 1 : goldRecalled / goldTotal,
+    recall: ratio(goldRecalled, goldTotal),
     unrelatedSilent: silent,
-    silence: unrelated === 0 ? 1 : silent / unrelated,
+    silence: ratio(silent, unrelated),
   };
 }
 
-/** Which targets a score misses (empty when it meets them all). Pure. */
+/** Which targets a score misses (empty when it meets them all); an undefined share misses none. Pure. */
 export function missedTargets(
   score: RecallSetScore,
   targets: RecallSetTargets = DEFAULT_RECALL_SET_TARGETS,
 ): string[] {
   const missed: string[] = [];
-  if (score.precision < targets.precision) missed.push('precision');
-  if (score.recall < targets.recall) missed.push('recall');
-  if (score.silence < targets.silence) missed.push('silence');
+  const below = (value: number | null, target: number) => value !== null && value < target;
+  if (below(score.precision, targets.precision)) missed.push('precision');
+  if (below(score.recall, targets.recall)) missed.push('recall');
+  if (below(score.silence, targets.silence)) missed.push('silence');
   return missed;
 }
