@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import {
   engramHome,
@@ -67,6 +67,22 @@ export function directoryProblem(path: string): string | undefined {
   } catch {
     return 'No such directory';
   }
+}
+
+/**
+ * A file a flag names for the command to write (`recall --log`, `compact --out`), resolved against
+ * `cwd`. Its folder must exist: a typo in a path would otherwise create folders and write where
+ * nobody looks. Checked before any work, so a long run never fails at its last step.
+ */
+export function outputFileIn(cwd: string, file: string, flag: string): string {
+  const path = resolve(cwd, file);
+  const problem = directoryProblem(dirname(path));
+  if (problem)
+    throw new EngramError(
+      'not_found',
+      `${flag} ${file}: ${problem.toLowerCase()} ${dirname(path)} to write it in (create it first)`,
+    );
+  return path;
 }
 
 /**

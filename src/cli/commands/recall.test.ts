@@ -1,3 +1,5 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DAY, NOW, seedMemories, tempMemoryDir } from '../../recall/__fixtures__/memdir.js';
@@ -207,6 +209,23 @@ describe('engram recall', () => {
       2,
       'engram: --stale-days needs a number of 0 or more (got "-3")\n',
     ]);
+  });
+
+  it('refuses a --log whose folder does not exist, creating nothing; logs to one that does', async () => {
+    const dir = await dirWithMemories();
+    const root = mkdtempSync(join(tmpdir(), 'engram-log-'));
+    const io = testIo({ cwd: root });
+    const typo = await runCaptured(
+      ['recall', 'bun test', '--dir', dir, '--log', 'logz/r.jsonl'],
+      io,
+    );
+    expect(typo.code).toBe(3);
+    expect(typo.stderr).toContain(`--log logz/r.jsonl: no such directory ${join(root, 'logz')}`);
+    expect(typo.stdout).toBe('');
+    expect(existsSync(join(root, 'logz'))).toBe(false);
+    const ok = await runCaptured(['recall', 'bun test', '--dir', dir, '--log', 'r.jsonl'], io);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(root, 'r.jsonl'), 'utf8'))).toMatchObject({ selected: 1 });
   });
 });
 

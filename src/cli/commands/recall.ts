@@ -9,7 +9,14 @@ import {
 import { type Clock, fixedClock, systemClock } from '../../util/clock.js';
 import { EngramError } from '../../util/errors.js';
 import { agentLayersFor, withAgentOption } from '../agent-options.js';
-import { type CommonOptions, printJson, runtimeFor, withCommonOptions } from '../common.js';
+import {
+  type CommonOptions,
+  environmentFor,
+  outputFileIn,
+  printJson,
+  runtimeFor,
+  withCommonOptions,
+} from '../common.js';
 import type { CliIo } from '../io.js';
 
 interface RecallCliOptions extends CommonOptions {
@@ -189,6 +196,10 @@ export function registerRecallCommands(program: Command, io: CliIo): void {
       const staleAfterDays = positive(opts.staleDays, '--stale-days');
       const timeout = opts.timeout === undefined ? undefined : positive(opts.timeout, '--timeout');
       const verifyBudgetMs = positive(opts.verifyBudgetMs, '--verify-budget-ms');
+      const log =
+        typeof opts.log === 'string'
+          ? outputFileIn(environmentFor(io, opts).cwd, opts.log, '--log')
+          : undefined;
       const model = wantsModel(opts);
       const engram = runtimeFor(io, opts, { model });
       if (model && engram.model === undefined) {
@@ -217,9 +228,7 @@ export function registerRecallCommands(program: Command, io: CliIo): void {
           ...(opts.tools !== undefined ? { recentTools: tools } : {}),
           ...(timeout !== undefined ? { selectorTimeoutMs: timeout } : {}),
           ...(opts.log === false ? { log: false as const } : {}),
-          ...(typeof opts.log === 'string'
-            ? { log: resolve(engram.environment.cwd, opts.log) }
-            : {}),
+          ...(log !== undefined ? { log } : {}),
           ...(verifier ? { verifier } : {}),
           ...(agent !== undefined ? { agent } : {}),
         })

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseClaudeCodeTranscript } from '../../llm/claude-code-transcript.js';
@@ -139,6 +139,20 @@ describe('engram compact', () => {
     expect(cliWaitTimeout(400)).toBe(14_300);
     expect(cliWaitTimeout(0)).toBe(14_700);
     expect(cliWaitTimeout(3_600_000)).toBe(10_000);
+  });
+
+  it('compact refuses an --out whose folder does not exist before compacting, creating nothing', async () => {
+    const { io, file } = setup();
+    const run = await runCaptured(
+      ['compact', '--transcript', file, '--out', 'no-such/kept.json', '--no-model'],
+      io,
+    );
+    expect(run.code).toBe(3);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toContain(
+      `--out no-such/kept.json: no such directory ${join(io.homedir, 'no-such')}`,
+    );
+    expect(existsSync(join(io.homedir, 'no-such'))).toBe(false);
   });
 
   it('a missing transcript exits 3', async () => {

@@ -21,6 +21,7 @@ import {
   type CommonOptions,
   configuredModel,
   environmentFor,
+  outputFileIn,
   printJson,
 } from '../common.js';
 import type { CliIo } from '../io.js';
@@ -233,6 +234,7 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
     .option('--json', 'print machine-readable JSON')
     .action(async (opts: TranscriptOptions & { out?: string; model?: boolean; cwd?: string }) => {
       const here = environmentFor(io, opts);
+      const out = opts.out !== undefined ? outputFileIn(here.cwd, opts.out, '--out') : undefined;
       const { read, sessionId } = await loadTranscript(here, opts, false);
       const model = optionalModel(io, opts, opts.model !== false);
       const result = await compactSession({
@@ -244,12 +246,8 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
         wait: { timeoutMs: cliWaitTimeout(performance.now()) },
         ...(model ? { model } : {}),
       });
-      if (opts.out) {
-        await writeFileAtomic(
-          resolve(here.cwd, opts.out),
-          `${JSON.stringify(result.messages, null, 2)}\n`,
-        );
-      }
+      if (out !== undefined)
+        await writeFileAtomic(out, `${JSON.stringify(result.messages, null, 2)}\n`);
       for (const w of result.warnings) io.stderr(`engram: warning: ${w}\n`);
       if (opts.json) printJson(io, compactionJson(result, read));
       else printCompaction(io, result, read.messages.length);
