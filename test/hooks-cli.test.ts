@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import {
   chmod,
@@ -274,6 +275,39 @@ describe('engram hook <event> with real-shaped input', () => {
     expect(JSON.parse(refused.stdout)).toEqual({});
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/Refusing memory directory "relative\/memory"/);
+  });
+
+  it('--input reads a file and deletes only the stop hand-off in $ENGRAM_HOME/hooks; a FIFO fails at once', async () => {
+    const input = hookJson('SessionStart', { source: 'startup' });
+    const named = join(project, 'payload with spaces.json');
+    const lookalikeDir = join(root, 'elsewhere', 'hooks');
+    await mkdir(lookalikeDir, { recursive: true });
+    const lookalike = join(lookalikeDir, 'stop-input-0123456789ab.json');
+    const handoffDir = join(root, '.engram', 'hooks');
+    await mkdir(handoffDir, { recursive: true });
+    const handoff = join(handoffDir, 'stop-input-0123456789ab.json');
+    for (const file of [named, lookalike, handoff]) {
+      await writeFile(file, input);
+      const run = await runCaptured(
+        ['hook', 'session-start', '--dir', memoryDir, '--input', file],
+        io(''),
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout).hookSpecificOutput.hookEventName).toBe('SessionStart');
+    }
+    // A file named by hand, even one shaped like the hand-off, is never the hook's to delete.
+    expect(await readFile(named, 'utf8')).toBe(input);
+    expect(await readFile(lookalike, 'utf8')).toBe(input);
+    expect(existsSync(handoff)).toBe(false);
+    const fifo = join(root, 'hook.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const run = await runCaptured(
+      ['hook', 'session-start', '--dir', memoryDir, '--input', fifo],
+      io(''),
+    );
+    expect(JSON.parse(run.stdout)).toEqual({});
+    expect(run.code).toBe(1);
+    expect(existsSync(fifo)).toBe(true);
   });
 
   it('an option the hook does not know prints {} and exits 1, never the 2 that erases the prompt', async () => {

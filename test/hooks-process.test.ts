@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -102,6 +102,11 @@ describe('engram hook as a real child process', () => {
     );
     const log = await readFile(join(root, '.engram', 'hooks', 'stop.log'), 'utf8');
     expect(log).toMatch(/extraction nothing_saved/);
+    // The child deleted its hand-off once read: nothing of the session's input is left behind.
+    const left = readdirSync(join(root, '.engram', 'hooks')).filter((f) =>
+      f.startsWith('stop-input-'),
+    );
+    expect(left).toEqual([]);
   });
 
   it('stop still returns valid JSON and exit 0 when the session folder no longer exists', async () => {

@@ -6,8 +6,8 @@
 
 import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { engramHome } from '../config/index.js';
 import { redactUrlCredentials } from '../confine/policy.js';
@@ -19,6 +19,8 @@ import type { HookOutput } from '../hooks/output.js';
 import type { Engram } from '../runtime/types.js';
 import { childProcess } from '../util/child-process.js';
 import { EngramError } from '../util/errors.js';
+import { readRegularFile } from '../util/regular-file.js';
+import { sameDirectory } from '../util/same-directory.js';
 import type { CommonOptions } from './common.js';
 import { hookDeadlineMs, hookDeadlineText } from './hook-deadlines.js';
 import type { CliIo } from './io.js';
@@ -41,11 +43,26 @@ function cliMainPath(io: CliIo): string | undefined {
   return existsSync(path) ? path : undefined;
 }
 
+/** The stop hook's hand-off to its detached child: `<ENGRAM_HOME>/hooks/stop-input-<hex>.json`. */
+const HANDOFF_DIR = 'hooks';
+const HANDOFF_NAME = /^stop-input-[0-9a-f]{12}\.json$/;
+
+function handoffDir(io: CliIo): string {
+  return join(engramHome(io), HANDOFF_DIR);
+}
+
+/**
+ * `--input F` is how the stop hook hands its input to the detached child (Claude Code itself
+ * always writes to stdin). Only that hand-off is deleted once read: F named by hand (a hook
+ * payload kept for a bug report, a fixture) stays as it was. Read as a regular file only: a FIFO
+ * or a folder fails at once instead of hanging the hook.
+ */
 async function readInput(io: CliIo, opts: HookOptions): Promise<HookInput> {
   if (opts.input === undefined) return parseHookInput(await io.readStdin());
   const path = resolve(io.cwd, opts.input);
-  const text = await readFile(path, 'utf8');
-  await rm(path, { force: true });
+  const { text } = await readRegularFile(path);
+  if (HANDOFF_NAME.test(basename(path)) && sameDirectory(dirname(path), handoffDir(io)))
+    await rm(path, { force: true });
   return parseHookInput(text);
 }
 
@@ -114,7 +131,8 @@ async function detachStop(
   const main = cliMainPath(io);
   if (main === undefined) return false;
   const { environment, memoryDir } = ctx.engram;
-  const dir = join(engramHome(environment), 'hooks');
+  const home = engramHome(environment);
+  const dir = join(home, HANDOFF_DIR);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const inputFile = join(dir, `stop-input-${randomBytes(6).toString('hex')}.json`);
   await writeFile(inputFile, JSON.stringify(input.raw), { mode: 0o600 });
@@ -127,7 +145,9 @@ async function detachStop(
   const started = await new Promise<boolean>((done) => {
     const child = childProcess().spawn(process.execPath, args, {
       cwd,
-      env: io.env as NodeJS.ProcessEnv,
+      // The child's home is this one, whatever its cwd: a relative ENGRAM_HOME resolves the same,
+      // and the child knows the input file for its own hand-off (and deletes it).
+      env: { ...io.env, ENGRAM_HOME: home } as NodeJS.ProcessEnv,
       detached: true,
       stdio: ['ignore', log, log],
     });

@@ -20,7 +20,10 @@ export function registerHookCommands(program: Command, io: CliIo): void {
         "user-prompt-submit: no claim verification marks in the memories' headers",
       )
       .option('--wait', 'stop: run extraction in this process instead of a detached one')
-      .option('--input <file>', 'read the hook JSON from this file (deleted after reading)')
+      .option(
+        '--input <file>',
+        "read the hook JSON from this file, not stdin (only the stop hook's own hand-off in $ENGRAM_HOME/hooks is deleted after reading)",
+      )
       .option(
         '--budget-ms <ms>',
         'user-prompt-submit: time allowed for recall',
