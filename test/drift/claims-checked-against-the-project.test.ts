@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { requireBuild, workspace } from './support.js';
@@ -137,6 +137,40 @@ describe('a memory whose cited file was renamed', () => {
         ],
       },
     ]);
+  });
+});
+
+describe('engram verify over the memory chain', () => {
+  it("checks the user layer's memories too, names their layer, and fills the cache recall reads", async () => {
+    const ws = blitProject();
+    const userDir = join(ws.env.ENGRAM_HOME!, 'user', 'memory');
+    mkdirSync(userDir, { recursive: true });
+    writeFileSync(
+      join(userDir, 'render-habits.md'),
+      '---\nname: render habits\ndescription: the user profiles the sprite blit in the renderer first\ntype: user\n---\nStart at `src/blit-legacy.ts` when profiling the sprite blit.\n',
+    );
+    const all = await ws.json(['verify']);
+    expect(all.unverified).toEqual([]);
+    expect(all.memories).toEqual([
+      expect.objectContaining({ file: 'sprite-blit.md', failed: 0 }),
+      expect.objectContaining({ file: 'render-habits.md', layer: 'user', total: 1, failed: 1 }),
+    ]);
+    expect((all.memories as Array<Record<string, unknown>>)[0]).not.toHaveProperty('layer');
+    const text = await ws.engram(['verify']);
+    expect(text.stdout).toContain(
+      'render-habits.md (user layer): 1 of 1 claims checked, 1 failed\n',
+    );
+    expect(text.stdout).toContain('`src/blit-legacy.ts` no longer exists');
+    // Named by file, found in the layer that has it (the detached refresh names files so).
+    const one = await ws.json(['verify', 'render-habits.md']);
+    expect(one.memories).toEqual([
+      expect.objectContaining({ file: 'render-habits.md', layer: 'user' }),
+    ]);
+    // Its verdict is cached where recall looks it up: the project's cache, as its claims are
+    // about this project (nothing is written into the user layer's folder).
+    const cache = JSON.parse(readFileSync(join(ws.dir, '.engram', 'claim-checks.json'), 'utf8'));
+    expect(Object.keys(cache.entries).sort()).toEqual(['render-habits.md', 'sprite-blit.md']);
+    expect(existsSync(join(userDir, '.engram', 'claim-checks.json'))).toBe(false);
   });
 });
 

@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import type { MemoryLayer } from '../../config/index.js';
 import {
   createClaimVerifier,
   type MemoryVerification,
@@ -19,7 +21,6 @@ import {
   environmentFor,
   findInChain,
   memoryChainFor,
-  memoryDirFor,
   printJson,
   withCommonOptions,
 } from '../common.js';
@@ -43,59 +44,127 @@ function verificationJson(v: MemoryVerification) {
   };
 }
 
+interface LayerTargets {
+  layer: MemoryLayer;
+  docs: Array<{ file: string; content: string }>;
+}
+
+interface LayerVerification extends LayerTargets {
+  results: Map<string, MemoryVerification>;
+}
+
+/**
+ * What `verify` checks, by layer in chain order: the memories named (each found as `show` finds
+ * it, the project layer first), else every active memory of every layer.
+ */
+async function verifyTargets(
+  chain: readonly MemoryLayer[],
+  files: string[],
+): Promise<LayerTargets[]> {
+  const groups = chain.map((layer) => ({ layer, docs: [] as LayerTargets['docs'] }));
+  const groupOf = (layer: MemoryLayer) => groups.find((g) => g.layer === layer)!;
+  if (files.length > 0) {
+    for (const ref of files) {
+      const found = await findInChain(chain, ref);
+      const docs = groupOf(found.layer).docs;
+      if (!docs.some((d) => d.file === found.file))
+        docs.push({ file: found.file, content: found.doc.content });
+    }
+  } else {
+    for (const group of groups) {
+      const { memories } = await scanMemories(group.layer.dir, { cap: Number.POSITIVE_INFINITY });
+      for (const m of memories.filter((m) => m.status === 'active'))
+        group.docs.push({
+          file: m.file,
+          content: (await readMemory(group.layer.dir, m.file)).content,
+        });
+    }
+  }
+  return groups.filter((g) => g.docs.length > 0);
+}
+
+/**
+ * The JSON a project-only run always printed; a memory of another layer adds `layer`, and an
+ * unverified one is named by its path (which `show` and `revoke` take, naming the layer).
+ */
+function verifyJson(checked: readonly LayerVerification[]) {
+  const other = (g: LayerVerification) => g.layer.layer !== 'project';
+  return {
+    memories: checked.flatMap((g) =>
+      g.docs
+        .map((d) => g.results.get(d.file))
+        .filter((v) => v !== undefined)
+        .map((v) => ({ ...verificationJson(v), ...(other(g) ? { layer: g.layer.layer } : {}) })),
+    ),
+    unverified: checked.flatMap((g) =>
+      g.docs
+        .filter((d) => !g.results.has(d.file))
+        .map((d) => (other(g) ? join(g.layer.dir, d.file) : d.file)),
+    ),
+  };
+}
+
+function printVerifications(io: CliIo, checked: readonly LayerVerification[]): void {
+  for (const g of checked) {
+    const where = g.layer.layer === 'project' ? '' : ` (${g.layer.layer} layer)`;
+    for (const d of g.docs) {
+      const v = g.results.get(d.file);
+      if (v === undefined) {
+        io.stdout(`${d.file}${where}: not verified (budget spent or project unreadable)\n`);
+        continue;
+      }
+      io.stdout(
+        `${v.file}${where}: ${v.checked} of ${v.total} claims checked, ${v.failed} failed\n`,
+      );
+      for (const c of v.checks) if (c.status === 'fails') io.stdout(`  - ${c.detail}\n`);
+    }
+  }
+}
+
 export function registerDriftCommands(program: Command, io: CliIo): void {
   withCommonOptions(program.command('verify'))
     .description(
       "check memories' claims (files, file:line, identifiers) against the project and cache the results",
     )
-    .argument('[files...]', 'memory files to check (default: every active memory)')
+    .argument('[files...]', 'memory files to check (default: every active memory of every layer)')
     .option('--budget-ms <ms>', 'give up after this long', String(VERIFY_COMMAND_BUDGET_MS))
     .option('--quiet', 'print nothing (for background refreshes)')
     .action(
       async (files: string[], opts: CommonOptions & { budgetMs: string; quiet?: boolean }) => {
-        const { path: dir } = memoryDirFor(io, opts);
+        const started = performance.now();
         const budgetMs = Number(opts.budgetMs);
         if (!Number.isFinite(budgetMs) || budgetMs <= 0)
           throw new EngramError('invalid_input', '--budget-ms needs a positive number');
-        const targets =
-          files.length > 0
-            ? await Promise.all(files.map((f) => resolveMemoryRef(dir, f)))
-            : (await scanMemories(dir, { cap: Number.POSITIVE_INFINITY })).memories
-                .filter((m) => m.status === 'active')
-                .map((m) => m.file);
-        const docs = await Promise.all(
-          targets.map(async (file) => ({ file, content: (await readMemory(dir, file)).content })),
-        );
-        const verifier = createClaimVerifier({
-          projectDir: environmentFor(io, opts).cwd,
-          memoryDir: dir,
-          budgetMs,
-        });
+        const chain = memoryChainFor(io, opts);
+        const dir = chain[0]!.dir;
+        const groups = await verifyTargets(chain, files);
+        const projectDir = environmentFor(io, opts).cwd;
         // The quick state is read before the checks: a change made while they run is not marked
         // as checked.
-        const projectDir = environmentFor(io, opts).cwd;
         const quick = files.length === 0 ? quickProjectState(projectDir, dir) : undefined;
-        const results = await verifier.verifyMemories(docs).finally(() => verifier.dispose());
-        if (quick !== undefined && results.size === docs.length) {
-          await markClaimRefresh(dir, quick).catch(() => undefined);
-        }
-        const list = docs.map((d) => results.get(d.file));
-        if (opts.quiet) return;
-        if (opts.json) {
-          printJson(io, {
-            memories: list.filter((v) => v !== undefined).map(verificationJson),
-            unverified: docs.filter((d) => !results.has(d.file)).map((d) => d.file),
+        const checked: LayerVerification[] = [];
+        for (const group of groups) {
+          // One budget for the run: a layer gets what the ones before it left.
+          const left = budgetMs - (performance.now() - started);
+          // Every layer's verdicts go to the project's cache, where recall looks them up: a claim
+          // is about this project, whichever layer the memory came from.
+          const verifier = createClaimVerifier({
+            projectDir,
+            memoryDir: dir,
+            budgetMs: Math.max(left, 1),
           });
-          return;
+          const results =
+            left > 0
+              ? await verifier.verifyMemories(group.docs).finally(() => verifier.dispose())
+              : new Map<string, MemoryVerification>();
+          checked.push({ ...group, results });
         }
-        for (const [i, v] of list.entries()) {
-          if (v === undefined) {
-            io.stdout(`${docs[i]!.file}: not verified (budget spent or project unreadable)\n`);
-            continue;
-          }
-          io.stdout(`${v.file}: ${v.checked} of ${v.total} claims checked, ${v.failed} failed\n`);
-          for (const c of v.checks) if (c.status === 'fails') io.stdout(`  - ${c.detail}\n`);
-        }
+        const complete = checked.every((g) => g.results.size === g.docs.length);
+        if (quick !== undefined && complete)
+          await markClaimRefresh(dir, quick).catch(() => undefined);
+        if (opts.quiet) return;
+        if (opts.json) printJson(io, verifyJson(checked));
+        else printVerifications(io, checked);
       },
     );
 
