@@ -47,6 +47,28 @@ const assistant = (id: string, text: string): Message => ({
 });
 
 describe('openMemory', () => {
+  it('without a cwd works in process.cwd(), as createEngram does; a cwd that is no string is refused', async () => {
+    const { execFileSync } = await import('node:child_process');
+    execFileSync('git', ['init', '-q', project]);
+    const named = await openMemory({ cwd: project, env, homedir: root, instructions: false });
+    const here = process.cwd();
+    process.chdir(project);
+    try {
+      const implicit = await openMemory({ env, homedir: root, instructions: false });
+      expect(implicit.memoryDir).toBe(named.memoryDir);
+      await implicit.close();
+    } finally {
+      process.chdir(here);
+    }
+    await named.close();
+    await expect(openMemory({ cwd: 42 as unknown as string, env, homedir: root })).rejects.toThrow(
+      expect.objectContaining({
+        code: 'invalid_input',
+        message: 'cwd must be a path string (got number)',
+      }),
+    );
+  });
+
   it('builds the system prompt once: instructions, guidance, index, same bytes all session', async () => {
     await writeFile(join(project, 'AGENTS.md'), 'Run `make check` before every commit.\n');
     await saveMemory(memoryDir, TABS);

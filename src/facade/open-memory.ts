@@ -8,8 +8,11 @@ import { type Clock, type LegacyNow, resolveClock } from '../util/clock.js';
 export { DEFAULT_CLOSE_TIMEOUT_MS } from '../runtime/session.js';
 
 export interface OpenMemoryOptions {
-  /** The project the agent works in; the memory directory is keyed by its git root. */
-  cwd: string;
+  /**
+   * The project the agent works in; the memory directory is keyed by its git root. Default:
+   * `process.cwd()` when `openMemory` is called, as `createEngram` takes it.
+   */
+  cwd?: string;
   /** The model for background work: recall selection, extraction, session notes, consolidation. */
   model?: LanguageModel;
   /** Use this memory directory as it is (otherwise resolved from trusted settings). */
@@ -76,9 +79,9 @@ export interface Memory {
  * memory.afterTurn({ system, tools, messages: history });
  * await memory.close();
  */
-export async function openMemory(options: OpenMemoryOptions): Promise<Memory> {
+export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memory> {
   const engram = createEngram({
-    cwd: options.cwd,
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     ...(options.env ? { env: options.env } : {}),
     ...(options.homedir ? { homedir: options.homedir } : {}),
     ...(options.memoryDir !== undefined ? { memoryDir: options.memoryDir } : {}),

@@ -76,6 +76,12 @@ function memoryDirOf(environment: EngramEnvironment, options: EngramOptions): Me
  * const system = await session.systemPrompt();
  */
 export function createEngram(options: EngramOptions = {}): Engram {
+  // From JavaScript a wrong type would surface as Node's "paths[0]" TypeError, naming nothing.
+  for (const key of ['cwd', 'memoryDir', 'homedir'] as const) {
+    const value = options[key];
+    if (value !== undefined && typeof value !== 'string')
+      throw new EngramError('invalid_input', `${key} must be a path string (got ${typeof value})`);
+  }
   const environment: EngramEnvironment = {
     cwd: resolve(options.cwd ?? process.cwd()),
     env: options.env ?? process.env,
