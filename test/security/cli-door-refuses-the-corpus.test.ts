@@ -4,7 +4,7 @@
 // committed settings through `path`, `add`, `models check` and the hook. Afterwards nothing
 // outside the allowed roots changed, no output carries the canary or an outside sentinel, every
 // index line is one entry, and every positive control was accepted.
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ScriptedModelServer, startScriptedModelServer } from 'engram/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -82,7 +82,7 @@ const cli = async (label: string, args: string[], cwd = w.project): Promise<Node
 };
 const inDir = (args: string[]) => ['--dir', w.memory, ...args];
 
-/** `engram hook <event>` with its JSON in a file (the CLI reads and deletes it). */
+/** `engram hook <event>` with its JSON in a file (a file named by hand stays: the test removes it). */
 async function hook(label: string, event: string, prompt: string, dirArgs: string[]) {
   const input = join(w.top, `hook-${label}.json`);
   await writeFile(
@@ -95,7 +95,9 @@ async function hook(label: string, event: string, prompt: string, dirArgs: strin
       prompt,
     }),
   );
-  return cli(label, ['hook', event, ...dirArgs, '--input', input, '--no-model']);
+  const r = await cli(label, ['hook', event, ...dirArgs, '--input', input, '--no-model']);
+  await rm(input, { force: true });
+  return r;
 }
 
 beforeAll(async () => {
