@@ -146,17 +146,16 @@ export function registerDriftCommands(program: Command, io: CliIo): void {
         for (const group of groups) {
           // One budget for the run: a layer gets what the ones before it left.
           const left = budgetMs - (performance.now() - started);
+          if (left <= 0) {
+            checked.push({ ...group, results: new Map() });
+            continue;
+          }
           // Every layer's verdicts go to the project's cache, where recall looks them up: a claim
           // is about this project, whichever layer the memory came from.
-          const verifier = createClaimVerifier({
-            projectDir,
-            memoryDir: dir,
-            budgetMs: Math.max(left, 1),
-          });
-          const results =
-            left > 0
-              ? await verifier.verifyMemories(group.docs).finally(() => verifier.dispose())
-              : new Map<string, MemoryVerification>();
+          const verifier = createClaimVerifier({ projectDir, memoryDir: dir, budgetMs: left });
+          const results = await verifier
+            .verifyMemories(group.docs)
+            .finally(() => verifier.dispose());
           checked.push({ ...group, results });
         }
         const complete = checked.every((g) => g.results.size === g.docs.length);
